@@ -130,6 +130,17 @@ class TestGeneral(unittest.TestCase):
         self.assertTrue(p.stderr.startswith('hugetext: '))
 
 
+class TestManPage(unittest.TestCase):
+    def test_man_page_documents_everything(self):
+        with open(os.path.join(os.path.dirname(HERE), 'hugetext.8')) as f:
+            man = f.read()
+        for word in ('status', 'enable', 'disable', 'set', 'stat', 'check',
+                     'rollback', 'bench', 'EXIT STATUS', 'FILES', 'EXAMPLES',
+                     'HUGETEXT_ROOT', 'pad_threshold', 'max_nr_hugetext',
+                     'sample_millisecs'):
+            self.assertIn(word, man)
+
+
 class TestStatus(FixtureCase):
     def test_status_text_golden(self):
         p = self.hugetext('status')
