@@ -1,0 +1,51 @@
+# hugetext: code huge pages for Linux 6.12.  See README.md.
+# Every target installs what it needs (scripts/deps.sh) and writes only out/.
+SHELL := /bin/bash
+S := scripts
+
+.PHONY: all demo check deps source kernel rootfs series-export series-import \
+	tool-test install-tools clean help
+
+all: kernel
+
+help:
+	@echo "make demo      build, boot with hugetext=1, show cc1's text on 2 MB pages"
+	@echo "make check     every test; last line 'N passed, N failed'"
+	@echo "make kernel    out/bzImage from the base + patches/"
+	@echo "make series-export   regenerate patches/ from out/src commits"
+	@echo "make install-tools   install tools/hugetext and its man page (PREFIX=/usr/local)"
+
+deps:
+	@$(S)/deps.sh
+
+source: deps
+	@$(S)/fetch-source.sh
+
+kernel: source
+	@$(S)/build-kernel.sh
+
+rootfs: deps
+	@$(S)/mkrootfs.sh
+
+demo: kernel rootfs
+	@$(S)/demo.sh
+
+check:
+	@$(S)/check.sh
+
+tool-test:
+	python3 -m unittest discover -s tools/tests
+
+series-export:
+	@$(S)/series.sh export
+
+series-import: deps
+	@$(S)/series.sh import
+
+PREFIX ?= /usr/local
+install-tools:
+	install -D -m 0755 tools/hugetext $(DESTDIR)$(PREFIX)/sbin/hugetext
+	install -D -m 0644 tools/hugetext.8 $(DESTDIR)$(PREFIX)/share/man/man8/hugetext.8
+
+clean:
+	rm -rf out

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Configure and build the kernel in out/src into out/build (O=), copy the image
+# to out/bzImage. Config = tinyconfig + scripts/qemu.config + Kconfig.fragment
+# (+ extra fragments given as arguments), merged by the kernel's merge_config.sh,
+# then verified: every symbol a fragment asks for must be in the final .config.
+#
+#   build-kernel.sh [--name NAME] [FRAGMENT...]
+# NAME (default "main") selects out/build-NAME and out/bzImage[-NAME].
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+name=main
+if [ "${1:-}" = "--name" ]; then name=$2; shift 2; fi
+src="${HUGETEXT_SRC:-$top/out/src}"
+build="$top/out/build-$name"
+image="$top/out/bzImage"
+[ "$name" = main ] || image="$top/out/bzImage-$name"
+frags=("$top/scripts/qemu.config" "$top/Kconfig.fragment")
+for f in "$@"; do frags+=("$(cd "$(dirname "$f")" && pwd)/$(basename "$f")"); done
+mkdir -p "$build"
+jobs=$(( $(nproc) + 1 ))
+cc=gcc
+command -v ccache >/dev/null && cc="ccache gcc"
+export CCACHE_DIR="${CCACHE_DIR:-$top/out/ccache}"
+
+make -s -C "$src" O="$build" ARCH=x86_64 tinyconfig >/dev/null
+"$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" "${frags[@]}" >"$build/merge.log"
+make -s -C "$src" O="$build" ARCH=x86_64 olddefconfig >/dev/null
+
+# merge_config.sh only warns: fail on any requested symbol that did not stick.
+# The last fragment that names a symbol wins, as in merge_config.sh.
+declare -A want=()
+while IFS= read -r line; do
+	case "$line" in
+	CONFIG_*=n) want[${line%%=*}]=n ;;
+	CONFIG_*=*) want[${line%%=*}]=${line#*=} ;;
+	"# CONFIG_"*" is not set") sym=${line#\# }; want[${sym%% *}]=n ;;
+	esac
+done < <(cat "${frags[@]}" | sed 's/[[:space:]]*$//')
+bad=0
+for sym in "${!want[@]}"; do
+	have=$(grep -E "^$sym=" "$build/.config" | cut -d= -f2- || true)
+	if [ "${want[$sym]}" = n ]; then
+		[ -z "$have" ] || { echo "build-kernel: $sym=n requested, .config has $sym=$have" >&2; bad=1; }
+	elif [ "$have" != "${want[$sym]}" ]; then
+		echo "build-kernel: $sym=${want[$sym]} requested, .config has ${have:-it unset}" \
+		     "(a missing dependency?)" >&2
+		bad=1
+	fi
+done
+[ $bad -eq 0 ] || { echo "build-kernel: config verification failed" >&2; exit 1; }
+
+echo "build-kernel: building $name ($(grep -c '=y' "$build/.config") symbols =y, -j$jobs)"
+if ! make -s -C "$src" O="$build" ARCH=x86_64 CC="$cc" -j"$jobs" bzImage >"$build/build.log" 2>&1; then
+	grep -E -B2 -A8 'error|Error' "$build/build.log" | head -n 60 >&2
+	echo "build-kernel: build failed, see $build/build.log" >&2
+	exit 1
+fi
+if grep -E 'warning:' "$build/build.log" | grep -v -e 'objtool' >"$build/warnings.log"; then
+	echo "build-kernel: compiler warnings:" >&2; cat "$build/warnings.log" >&2
+fi
+cp "$build/arch/x86/boot/bzImage" "$image"
+echo "build-kernel: $image ($(git -C "$src" describe --always --tags 2>/dev/null))"

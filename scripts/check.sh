@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# make check: everything, from a fresh clone.  Each step and each TAP result
+# from the guests counts; the last line is "N passed, N failed"; non-zero exit
+# on any failure.  Logs in out/check/.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/base.sh"
+logs="$top/out/check"
+rm -rf "$logs"; mkdir -p "$logs"
+pass=0 fail=0
+t0=$(date +%s)
+
+ok()   { pass=$((pass + 1)); echo "ok - $*"; }
+nok()  { fail=$((fail + 1)); echo "not ok - $*"; }
+# step NAME CMD...: run CMD, log to out/check/NAME.log
+step() {
+	local name=$1; shift
+	local s=$(date +%s)
+	if "$@" >"$logs/$name.log" 2>&1; then
+		ok "$name ($(( $(date +%s) - s ))s)"
+		return 0
+	fi
+	nok "$name ($(( $(date +%s) - s ))s), log: out/check/$name.log"
+	tail -n 30 "$logs/$name.log" | sed 's/^/#   /'
+	return 1
+}
+# boot NAME CMDLINE...: one guest run; count its TAP results
+boot() {
+	local name=$1; shift
+	local log="$logs/guest-$name.log" s=$(date +%s) p f
+	"$top/scripts/run-qemu.sh" --log "$log" --timeout 900 -- "$@" >"$logs/guest-$name.verdict" 2>&1
+	local rc=$?
+	tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
+	grep -E '^(not )?ok [0-9]+ ' "$log" | sed "s/^/  [$name] /"
+	p=$(grep -cE '^ok [0-9]+ ' "$log")
+	f=$(grep -cE '^not ok [0-9]+ ' "$log")
+	pass=$((pass + p)); fail=$((fail + f))
+	if [ $rc -eq 0 ]; then
+		ok "guest $name: $* ($(( $(date +%s) - s ))s, console clean, exit status 0)"
+	else
+		nok "guest $name: $* ($(( $(date +%s) - s ))s)"
+		sed 's/^/#   /' "$logs/guest-$name.verdict" | tail -n 50
+	fi
+}
+
+echo "# hugetext make check: base $BASE_PKG $BASE_VERSION (pinned)"
+step deps "$top/scripts/deps.sh" || { echo "0 passed, 1 failed"; exit 1; }
+if ! step series-applies "$top/scripts/fetch-source.sh"; then
+	echo "$pass passed, $fail failed"; exit 1
+fi
+sed -n '1,/^applied/p;/^  /p' "$logs/series-applies.log" | sed 's/^/# /'
+step checkpatch "$top/scripts/checkpatch.sh"
+step tool-unit-tests python3 -m unittest discover -s "$top/tools/tests"
+step tool-stat-json-host sh -c "'$top/tools/hugetext' stat --json | python3 -m json.tool >/dev/null"
+if step kernel-builds-bisectable-and-hugetext-n "$top/scripts/bisect-build.sh"; then
+	step rootfs "$top/scripts/mkrootfs.sh" && {
+		boot hugetext1 hugetext=1 htrun=check:boot1
+		boot hugetext0 hugetext=0 htrun=check:boot0
+		boot hugetext3 hugetext=3 htrun=check:boot3
+		boot hugetext-garbage hugetext=garbage htrun=check:bootbad
+		boot hugetext4 hugetext=4 htrun=check:bootbad
+	}
+fi
+echo "# make check took $(( $(date +%s) - t0 ))s; logs in out/check/"
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# checkpatch.pl --strict over every patch of the series; any error, warning or
+# check fails, except the ones listed (with their reason) in
+# patches/checkpatch-exceptions (lines "TYPE  reason").
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+src="$top/out/src"
+ignore=$(sed -e '/^\s*#/d' -e '/^\s*$/d' "$top/patches/checkpatch-exceptions" 2>/dev/null |
+	awk '{print $1}' | paste -sd, -)
+rc=0
+while read -r p; do
+	case "$p" in ''|\#*) continue ;; esac
+	if ! (cd "$src" && perl scripts/checkpatch.pl --strict --no-tree --terse --show-types \
+		${ignore:+--ignore "$ignore"} "$top/patches/$p"); then
+		rc=1
+	fi
+done <"$top/patches/series"
+exit $rc

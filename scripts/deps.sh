@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Install the Debian packages the rig needs, only when something is missing.
+# apt-get update always runs before apt-get install (a fresh machine has no lists).
+set -euo pipefail
+pkgs=(build-essential gcc make bc flex bison libelf-dev libssl-dev cpio
+      e2fsprogs busybox-static qemu-system-x86 python3 git xz-utils kmod
+      dwarves rsync ccache)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	exit 0
+fi
+echo "deps: installing ${missing[*]}"
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Fetch the base kernel (Debian linux-source-6.12) into out/src as a git tree:
+# commit "base", tag hugetext-base, then apply patches/series with git am --3way.
+# Any reject fails. Prints the base and what applied.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/base.sh"
+out="$top/out"
+src="$out/src"
+mkdir -p "$out/dl"
+GIT=(git -c user.name="hugetext developers" -c user.email=hugetext@example.org
+     -c advice.detachedHead=false -c core.autocrlf=false)
+
+# --- 1. the .deb ----------------------------------------------------------
+version="$BASE_VERSION"
+deb=$(ls "$out"/dl/${BASE_PKG}_*.deb 2>/dev/null | head -n1 || true)
+if [ -z "$deb" ] || [ "$(dpkg-deb -f "$deb" Version)" != "$version" ]; then
+	rm -f "$out"/dl/*.deb
+	( cd "$out/dl" && apt-get download "$BASE_PKG=$version" ) >/dev/null 2>&1 || {
+		[ -n "$(ls /var/lib/apt/lists/ 2>/dev/null | grep -v lock)" ] || apt-get update -q >/dev/null
+		( cd "$out/dl" && apt-get download "$BASE_PKG=$version" ) >/dev/null 2>&1 || {
+			newest=$(apt-cache madison "$BASE_PKG" | awk '{print $3}' | sort -V | tail -n1)
+			[ -n "$newest" ] || { echo "fetch-source: $BASE_PKG is not served at all" >&2; exit 1; }
+			echo "fetch-source: WARNING: pinned $BASE_PKG $version is not served;" \
+			     "falling back to the newest: $newest" >&2
+			version=$newest
+			( cd "$out/dl" && apt-get download "$BASE_PKG=$version" ) >/dev/null
+		}
+	}
+	deb=$(ls "$out"/dl/${BASE_PKG}_*.deb | head -n1)
+fi
+version=$(dpkg-deb -f "$deb" Version)
+echo "base: $BASE_PKG $version"
+
+# --- 2. the git tree ------------------------------------------------------
+stamp="$src/.hugetext-base"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$version" ]; then
+	rm -rf "$src" "$out/unpack"
+	mkdir -p "$out/unpack"
+	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$out/unpack" --wildcards '*.tar.xz'
+	tarball=$(find "$out/unpack" -name 'linux-source-*.tar.xz' | head -n1)
+	mkdir -p "$src"
+	tar -xJf "$tarball" -C "$src" --strip-components=1
+	rm -rf "$out/unpack"
+	cd "$src"
+	"${GIT[@]}" init -q
+	"${GIT[@]}" add -A -f .
+	"${GIT[@]}" commit -q -m "base: $BASE_PKG $version"
+	"${GIT[@]}" tag -f hugetext-base >/dev/null
+	echo "$version" > "$stamp"
+	echo ".hugetext-base" >> .git/info/exclude
+fi
+
+# --- 3. the series --------------------------------------------------------
+cd "$src"
+want=$(series_hash "$top")
+applied=$(cat .git/hugetext-applied 2>/dev/null || true)
+if [ "$applied" = "$want $(git rev-parse HEAD)" ] && [ -z "${FORCE:-}" ]; then
+	echo "series already applied on $BASE_PKG $version:"
+	git log --oneline hugetext-base..HEAD | sed 's/^/  /'
+	exit 0
+fi
+if [ -n "$applied" ] && [ "${applied#* }" != "$(git rev-parse HEAD)" ] && [ -z "${FORCE:-}" ]; then
+	echo "fetch-source: out/src has commits that are not in patches/ (run" \
+	     "scripts/series.sh export, or FORCE=1 to throw them away)" >&2
+	exit 1
+fi
+"${GIT[@]}" am --abort >/dev/null 2>&1 || true
+"${GIT[@]}" checkout -q -f -B hugetext hugetext-base
+"${GIT[@]}" clean -q -fdx -e .hugetext-base
+mapfile -t series < <(grep -v -e '^\s*#' -e '^\s*$' "$top/patches/series" 2>/dev/null || true)
+if [ ${#series[@]} -gt 0 ]; then
+	files=()
+	for p in "${series[@]}"; do files+=("$top/patches/$p"); done
+	if ! "${GIT[@]}" am -q --3way "${files[@]}"; then
+		echo "fetch-source: the series does not apply to $BASE_PKG $version" >&2
+		"${GIT[@]}" am --show-current-patch=diff 2>/dev/null | head -n 20 >&2 || true
+		"${GIT[@]}" am --abort || true
+		exit 1
+	fi
+fi
+echo "$want $(git rev-parse HEAD)" > .git/hugetext-applied
+echo "applied on $BASE_PKG $version:"
+git log --oneline hugetext-base..HEAD | sed 's/^/  /'

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Build out/rootfs.img: an ext4 image (mke2fs -d, no root mounts needed) with
+# busybox, the guest init, the selftests (static), the hugetext tool with the
+# host's python3 and its stdlib, and real Debian programs with their DSOs.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+out="$top/out"
+root="$out/rootfs"
+rm -rf "$root"
+mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,run,etc,root,var/tmp,mnt,opt/hugetext,usr/bin,usr/lib}
+chmod 1777 "$root/tmp" "$root/var/tmp"
+
+# copy FILE and the DSOs ldd names for it, keeping their absolute paths
+copy_with_libs() {
+	local f lib
+	for f in "$@"; do
+		mkdir -p "$root$(dirname "$f")"
+		cp -L "$f" "$root$f"
+		ldd "$f" 2>/dev/null | grep -o '/[^ ]*' | while read -r lib; do
+			[ -e "$root$lib" ] && continue
+			mkdir -p "$root$(dirname "$lib")"
+			cp -L "$lib" "$root$lib"
+		done
+	done
+}
+
+# busybox: the shell and the usual tools
+cp /bin/busybox "$root/bin/busybox"
+for app in $("$root/bin/busybox" --list); do
+	[ -e "$root/bin/$app" ] || ln -s busybox "$root/bin/$app"
+done
+# Debian's usr-merge layout for the DSOs ldd names
+ln -s usr/lib "$root/lib"
+ln -s usr/lib "$root/lib64"
+mkdir -p "$root/usr/lib/x86_64-linux-gnu"
+
+# the guest init and its helpers
+install -m 0755 "$top/scripts/guest/init" "$root/init"
+install -m 0755 "$top/scripts/guest/run-tests" "$root/opt/hugetext/run-tests"
+install -m 0755 "$top/scripts/guest/demo" "$root/opt/hugetext/demo"
+
+# selftests (built static by selftests/Makefile)
+make -s -C "$top/selftests" OUT="$out/selftests" KSFT="$out/src/tools/testing/selftests"
+mkdir -p "$root/opt/hugetext/selftests"
+cp "$out"/selftests/* "$root/opt/hugetext/selftests/"
+cp "$top/selftests/list" "$root/opt/hugetext/selftests/list"
+
+# the tool, with the host's python3 and its standard library
+cp "$top/tools/hugetext" "$root/opt/hugetext/hugetext"
+py=$(readlink -f /usr/bin/python3)
+copy_with_libs "$py"
+ln -sf "$py" "$root/usr/bin/python3"
+pyver=$(/usr/bin/python3 -c 'import sys; print("python%d.%d" % sys.version_info[:2])')
+rsync -a --exclude test --exclude idlelib --exclude tkinter --exclude turtledemo \
+	--exclude ensurepip --exclude lib2to3 --exclude '__pycache__' \
+	--exclude site-packages --exclude dist-packages \
+	"/usr/lib/$pyver/" "$root/usr/lib/$pyver/"
+
+# real programs: gcc's cc1 (20 MB of ET_EXEC text) and a preprocessed input
+cc1=$(gcc -print-prog-name=cc1)
+copy_with_libs "$cc1"
+ln -sf "$cc1" "$root/usr/bin/cc1"
+python3 "$top/scripts/gen-demo-input.py" 120 >"$root/opt/hugetext/big.c"
+
+# the image: content + 256 MB of room for the tests
+size_kb=$(( $(du -sk "$root" | cut -f1) + 262144 ))
+rm -f "$out/rootfs.img"
+mke2fs -q -t ext4 -L hugetext -d "$root" "$out/rootfs.img" "${size_kb}k"
+echo "mkrootfs: $out/rootfs.img ($(( size_kb / 1024 )) MB)"

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Boot out/bzImage on out/rootfs.img under QEMU and return the guest's verdict.
+#
+#   run-qemu.sh --log FILE [--timeout SEC] [--kernel IMG] [--] CMDLINE-ARGS...
+#
+# TCG by default (-accel tcg -cpu max); HUGETEXT_KVM=1 opts in to KVM.
+# The guest's exit status comes back on the second serial port as
+# "HUGETEXT-EXIT <nonce> <status>" with a nonce made here, never guessed from
+# console text.  The console log is then scanned for kernel badness.  A
+# timeout, a missing status, or any badness fails with the console tail.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+log= timeout=600 kernel="$top/out/bzImage" rootfs="$top/out/rootfs.img"
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--log) log=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--kernel) kernel=$2; shift 2 ;;
+	--) shift; break ;;
+	*) break ;;
+	esac
+done
+[ -n "$log" ] || { echo "run-qemu: --log FILE is required" >&2; exit 2; }
+statusf="$log.status"
+rm -f "$log" "$statusf"
+nonce=$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
+accel=(-accel tcg -cpu max)
+[ "${HUGETEXT_KVM:-0}" = 1 ] && accel=(-accel kvm -cpu host)
+
+cmdline="console=ttyS0 root=/dev/vda rw rootfstype=ext4 init=/init panic=-1"
+cmdline+=" oops=panic softlockup_panic=1 hung_task_panic=1 loglevel=7 htnonce=$nonce $*"
+
+timeout --kill-after=10 "$timeout" qemu-system-x86_64 "${accel[@]}" -smp 2 -m 3G \
+	-kernel "$kernel" -append "$cmdline" \
+	-drive file="$rootfs",format=raw,if=virtio,cache=unsafe \
+	-display none -monitor none -no-reboot \
+	-serial file:"$log" -serial file:"$statusf" </dev/null
+qrc=$?
+
+fail=0
+if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
+	echo "run-qemu: TIMEOUT after ${timeout}s ($*)" >&2; fail=1
+fi
+status=$(grep -a "^HUGETEXT-EXIT $nonce " "$statusf" 2>/dev/null | awk '{print $3}' | tail -n1)
+if [ -z "$status" ]; then
+	echo "run-qemu: the guest reported no exit status (qemu exit $qrc)" >&2; fail=1
+elif [ "$status" != 0 ]; then
+	echo "run-qemu: the guest's run failed with status $status" >&2; fail=1
+fi
+# rcutorture's console-badness, plus KASAN/lockdep/hung tasks
+bad_re='BUG:|WARNING:|Call Trace:|Oops|KASAN|UBSAN|possible recursive locking|possible circular locking|inconsistent lock state|blocked for more than|Kernel panic|general protection fault|list_add corruption|list_del corruption'
+if grep -a -n -E "$bad_re" "$log" >"$log.badness"; then
+	echo "run-qemu: kernel badness in the console log:" >&2
+	head -n 20 "$log.badness" >&2; fail=1
+else
+	rm -f "$log.badness"
+fi
+if [ $fail -ne 0 ]; then
+	echo "run-qemu: console tail ($log):" >&2
+	tail -n 40 "$log" >&2
+	exit 1
+fi
+exit 0

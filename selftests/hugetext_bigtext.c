@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A program with a large text segment of real code (gen_bigtext.py: one
+ * function per 4 KB page), run by hugetext_text as the "application".
+ *
+ *   hugetext_bigtext huge|none [--madv-nohuge] [--timeout MS]
+ *
+ * It calls every function and checks each result, then waits (bounded by
+ * khugepaged full scans and a timeout) while re-executing its text, and
+ * checks its own text mapping's FilePmdMapped: "huge" expects every full
+ * PMD region of the text PMD-mapped, "none" expects none.  Finally it
+ * compares its mapped text with the bytes of its file and runs the
+ * functions again.  Diagnostics are "# " lines; exit 0 = all good.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "hugetext_util.h"
+
+extern uint32_t (*const ht_fn_table[])(void);
+extern const uint64_t ht_nr_fns;
+
+static unsigned long t_start, t_end, t_off, t_ideal;
+
+static int run_all(void)
+{
+	uint64_t i;
+	int bad = 0;
+
+	for (i = 0; i < ht_nr_fns; i++)
+		if (ht_fn_table[i]() != (uint32_t)(i * 2654435761u))
+			bad++;
+	return bad;
+}
+
+static long pmd_mapped(void)
+{
+	return smaps_field(0, t_start, t_end, "FilePmdMapped");
+}
+
+static bool all_huge(void *arg)
+{
+	run_all();	/* fault the text again: retracted page tables map PMDs */
+	return pmd_mapped() >= (long)t_ideal;
+}
+
+static int compare_with_file(void)
+{
+	size_t len = t_end - t_start;
+	char *buf = malloc(len);
+	int fd = open("/proc/self/exe", O_RDONLY);
+	int ret = -1;
+
+	if (fd >= 0 && buf && pread(fd, buf, len, t_off) == (ssize_t)len)
+		ret = memcmp(buf, (void *)t_start, len) ? 1 : 0;
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	bool expect_huge, madv = false;
+	int timeout = 60000, i, bad, cmp;
+	long got;
+
+	if (argc < 2 || (strcmp(argv[1], "huge") && strcmp(argv[1], "none"))) {
+		fprintf(stderr, "usage: %s huge|none [--madv-nohuge] [--timeout MS]\n", argv[0]);
+		return 2;
+	}
+	expect_huge = !strcmp(argv[1], "huge");
+	for (i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--madv-nohuge"))
+			madv = true;
+		else if (!strcmp(argv[i], "--timeout") && i + 1 < argc)
+			timeout = atoi(argv[++i]);
+	}
+	if (find_exec_mapping(0, "hugetext_bigtext", &t_start, &t_end, &t_off)) {
+		printf("# cannot find my text mapping\n");
+		return 1;
+	}
+	/* the text mapping also holds the ELF header page etc.: fine */
+	t_ideal = ideal_huge_bytes(t_start, t_end, t_off);
+	printf("# text %lx-%lx off %lx (%lu KB), start mod PMD %lx, ideal %lu KB\n",
+	       t_start, t_end, t_off, (t_end - t_start) >> 10,
+	       t_start % pmd_size(), t_ideal >> 10);
+	if (!t_ideal) {
+		printf("# text is not congruent or too small: test is broken\n");
+		return 1;
+	}
+	if (madv && madvise((void *)t_start, t_end - t_start, MADV_NOHUGEPAGE)) {
+		perror("# madvise");
+		return 1;
+	}
+	bad = run_all();
+	if (bad) {
+		printf("# %d functions returned a wrong value before collapse\n", bad);
+		return 1;
+	}
+
+	if (expect_huge)
+		khugepaged_wait(1000, timeout, all_huge, NULL);
+	else if (khugepaged_running())
+		khugepaged_wait(3, timeout, NULL, NULL);
+	else
+		sleep(1);	/* nothing can collapse: no khugepaged */
+	run_all();
+	got = pmd_mapped();
+	printf("# FilePmdMapped %ld KB of ideal %lu KB (expected %s)\n",
+	       got >> 10, t_ideal >> 10, expect_huge ? "all" : "none");
+
+	cmp = compare_with_file();
+	bad = run_all();
+	printf("# mapped text %s the file; %d wrong results after collapse\n",
+	       cmp == 0 ? "equals" : "DIFFERS FROM", bad);
+	if (cmp != 0 || bad)
+		return 1;
+	if (expect_huge ? got < (long)t_ideal : got != 0)
+		return 1;
+	return 0;
+}

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /sys/kernel/mm/transparent_hugepage/hugetext_enabled: every value 0..3
+ * round-trips, every bad write fails with EINVAL and changes nothing, and
+ * enabling hugetext starts khugepaged even with THP "never" (disabling
+ * stops it again).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kselftest.h"
+#include "hugetext_util.h"
+
+#define KNOB "hugetext_enabled"
+
+static char longstr[8192];
+
+static const char *const bad[] = {
+	"", "\n", "4", "5\n", "-1", "-0", "+1", "abc", "1x", "1 ", " 1",
+	"0x1", "1.0", "3\n4", "1\n\n", "\t2", "99999999999999999999999",
+	"18446744073709551617", longstr,
+};
+
+int main(void)
+{
+	char want[8], got[64];
+	size_t i;
+	int v, err;
+
+	ksft_print_header();
+	if (!knob_exists(KNOB))
+		ksft_exit_skip("kernel without CONFIG_HUGETEXT (no %s%s)\n", THP_DIR, KNOB);
+	memset(longstr, '1', sizeof(longstr) - 1);
+	ksft_set_plan(8 + sizeof(bad) / sizeof(bad[0]) + 4);
+	knobs_save();
+
+	for (v = 0; v <= 3; v++) {
+		snprintf(want, sizeof(want), "%d\n", v);
+		err = knob_write(KNOB, want);
+		ksft_test_result(!err && knob_read_long(KNOB) == v,
+				 "write \"%d\\n\" reads back %d\n", v, v);
+		snprintf(want, sizeof(want), "%d", 3 - v);
+		err = knob_write(KNOB, want);
+		ksft_test_result(!err && knob_read_long(KNOB) == 3 - v,
+				 "write \"%d\" reads back %d\n", 3 - v, 3 - v);
+	}
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *b = bad[i];
+		char shown[40];
+		long before;
+
+		knob_write(KNOB, i % 2 ? "1" : "2");
+		before = knob_read_long(KNOB);
+		err = knob_write(KNOB, b);
+		knob_read(KNOB, got, sizeof(got));
+		if (strlen(b) > 24)
+			snprintf(shown, sizeof(shown), "<%zu bytes>", strlen(b));
+		else
+			snprintf(shown, sizeof(shown), "%s", b);
+		for (char *p = shown; *p; p++)
+			if (*p == '\n' || *p == '\t')
+				*p = '~';
+		ksft_test_result(err == -EINVAL && knob_read_long(KNOB) == before,
+				 "bad write \"%s\" fails with EINVAL (got %d), value stays %ld (is %s)\n",
+				 shown, err, before, got);
+	}
+
+	/* khugepaged follows hugetext even when THP does not need it */
+	if (knob_write("enabled", "never") ||
+	    (knob_exists("hugepages-2048kB/enabled") &&
+	     knob_write("hugepages-2048kB/enabled", "inherit"))) {
+		ksft_test_result_fail("cannot set THP enabled=never\n");
+		ksft_test_result_skip("khugepaged start/stop needs THP=never\n");
+		ksft_test_result_skip("khugepaged start/stop needs THP=never\n");
+		ksft_test_result_skip("khugepaged start/stop needs THP=never\n");
+	} else {
+		knob_write(KNOB, "0");
+		ksft_test_result(!khugepaged_running(),
+				 "THP=never, hugetext=0: khugepaged is not running\n");
+		knob_write(KNOB, "1");
+		ksft_test_result(khugepaged_running(),
+				 "THP=never, hugetext=1: khugepaged runs\n");
+		knob_write(KNOB, "2");
+		ksft_test_result(khugepaged_running(),
+				 "THP=never, hugetext=2: khugepaged runs\n");
+		knob_write(KNOB, "0");
+		ksft_test_result(!khugepaged_running(),
+				 "THP=never, hugetext=0 again: khugepaged stopped\n");
+	}
+	knobs_restore();
+	ksft_finished();
+}

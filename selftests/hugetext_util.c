@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hugetext_util.h"
+
+int knob_read(const char *name, char *buf, size_t len)
+{
+	char path[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), THP_DIR "%s", name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	if (n && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	return 0;
+}
+
+int knob_write(const char *name, const char *val)
+{
+	char path[256];
+	ssize_t n;
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), THP_DIR "%s", name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	if (n < 0)
+		err = -errno;
+	else if ((size_t)n != strlen(val))
+		err = -EIO;
+	close(fd);
+	return err;
+}
+
+long knob_read_long(const char *name)
+{
+	char buf[64];
+
+	if (knob_read(name, buf, sizeof(buf)))
+		return -1;
+	return strtol(buf, NULL, 10);
+}
+
+int knob_read_mode(const char *name, char *out, size_t len)
+{
+	char buf[256], *s, *e;
+
+	if (knob_read(name, buf, sizeof(buf)))
+		return -1;
+	s = strchr(buf, '[');
+	e = s ? strchr(s, ']') : NULL;
+	if (!s || !e)
+		return -1;
+	*e = '\0';
+	snprintf(out, len, "%s", s + 1);
+	return 0;
+}
+
+bool knob_exists(const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), THP_DIR "%s", name);
+	return access(path, F_OK) == 0;
+}
+
+/* every knob a hugetext test may touch */
+static const char *const saved_names[] = {
+	"hugetext_enabled", "hugetext_pad_threshold", "enabled", "defrag",
+	"hugepages-2048kB/enabled",
+	"khugepaged/scan_sleep_millisecs", "khugepaged/pages_to_scan",
+	"khugepaged/alloc_sleep_millisecs", "khugepaged/max_nr_hugetext",
+	"khugepaged/hugetext_sample_millisecs",
+};
+#define NR_SAVED (sizeof(saved_names) / sizeof(saved_names[0]))
+static char saved_vals[NR_SAVED][64];
+static bool saved_ok[NR_SAVED];
+static bool saved;
+
+void knobs_restore(void)
+{
+	size_t i;
+
+	if (!saved)
+		return;
+	/* hugetext first, so THP knobs are restored with it already in place */
+	for (i = 0; i < NR_SAVED; i++) {
+		if (saved_ok[i])
+			knob_write(saved_names[i], saved_vals[i]);
+	}
+}
+
+static void restore_on_signal(int sig)
+{
+	knobs_restore();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void knobs_save(void)
+{
+	size_t i;
+
+	for (i = 0; i < NR_SAVED; i++) {
+		char *v = saved_vals[i];
+
+		saved_ok[i] = false;
+		if (!knob_exists(saved_names[i]))
+			continue;
+		if (strchr(saved_names[i], '/') && strstr(saved_names[i], "enabled")) {
+			if (knob_read_mode(saved_names[i], v, sizeof(saved_vals[i])))
+				continue;
+		} else if (!strcmp(saved_names[i], "enabled") ||
+			   !strcmp(saved_names[i], "defrag")) {
+			if (knob_read_mode(saved_names[i], v, sizeof(saved_vals[i])))
+				continue;
+		} else if (knob_read(saved_names[i], v, sizeof(saved_vals[i]))) {
+			continue;
+		}
+		saved_ok[i] = true;
+	}
+	if (!saved) {
+		saved = true;
+		atexit(knobs_restore);
+		signal(SIGINT, restore_on_signal);
+		signal(SIGTERM, restore_on_signal);
+	}
+}
+
+void khugepaged_fast(void)
+{
+	knob_write("khugepaged/scan_sleep_millisecs", "100");
+	knob_write("khugepaged/alloc_sleep_millisecs", "100");
+	knob_write("khugepaged/pages_to_scan", "16384");
+}
+
+unsigned long pmd_size(void)
+{
+	long v = knob_read_long("hpage_pmd_size");
+
+	return v > 0 ? (unsigned long)v : 2UL << 20;
+}
+
+static bool parse_map_line(const char *line, unsigned long *s, unsigned long *e,
+			   char *perms, unsigned long *off, char *path, size_t plen)
+{
+	int pos = 0;
+
+	if (sscanf(line, "%lx-%lx %4s %lx %*s %*s%n", s, e, perms, off, &pos) < 4)
+		return false;
+	line += pos;
+	while (*line == ' ')
+		line++;
+	snprintf(path, plen, "%s", line);
+	path[strcspn(path, "\n")] = '\0';
+	return true;
+}
+
+static FILE *open_proc(int pid, const char *what)
+{
+	char path[64];
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/%s", pid, what);
+	else
+		snprintf(path, sizeof(path), "/proc/self/%s", what);
+	return fopen(path, "r");
+}
+
+long smaps_field(int pid, unsigned long start, unsigned long end,
+		 const char *field)
+{
+	char line[512], perms[8], path[256];
+	unsigned long s, e, off;
+	bool in = false;
+	long total = 0, v;
+	size_t flen = strlen(field);
+	FILE *f = open_proc(pid, "smaps");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (parse_map_line(line, &s, &e, perms, &off, path, sizeof(path)) &&
+		    strchr(line, '-') < strchr(line, ' ')) {
+			in = s < end && e > start;
+			continue;
+		}
+		if (in && !strncmp(line, field, flen) && line[flen] == ':') {
+			v = strtol(line + flen + 1, NULL, 10);
+			total += v * 1024;
+		}
+	}
+	fclose(f);
+	return total;
+}
+
+int find_exec_mapping(int pid, const char *suffix, unsigned long *start,
+		      unsigned long *end, unsigned long *offset)
+{
+	char line[512], perms[8], path[256];
+	unsigned long s, e, off;
+	size_t sl = strlen(suffix), pl;
+	FILE *f = open_proc(pid, "maps");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!parse_map_line(line, &s, &e, perms, &off, path, sizeof(path)))
+			continue;
+		pl = strlen(path);
+		if (perms[2] != 'x' || pl < sl || strcmp(path + pl - sl, suffix))
+			continue;
+		*start = s;
+		*end = e;
+		*offset = off;
+		fclose(f);
+		return 0;
+	}
+	fclose(f);
+	return -1;
+}
+
+unsigned long ideal_huge_bytes(unsigned long start, unsigned long end,
+			       unsigned long offset)
+{
+	unsigned long pmd = pmd_size(), a, b;
+
+	if ((start - offset) % pmd)
+		return 0;
+	a = (start + pmd - 1) & ~(pmd - 1);
+	b = end & ~(pmd - 1);
+	return b > a ? b - a : 0;
+}
+
+bool khugepaged_wait(int n, int timeout_ms, bool (*poll)(void *), void *arg)
+{
+	long base = knob_read_long("khugepaged/full_scans");
+	struct timespec ts = { 0, 50 * 1000 * 1000 };
+	int waited = 0;
+
+	for (;;) {
+		if (poll && poll(arg))
+			return true;
+		if (knob_read_long("khugepaged/full_scans") >= base + n)
+			break;
+		if (waited >= timeout_ms)
+			break;
+		nanosleep(&ts, NULL);
+		waited += 50;
+	}
+	return poll ? poll(arg) : false;
+}
+
+bool khugepaged_running(void)
+{
+	char path[300], comm[64];
+	struct dirent *d;
+	bool found = false;
+	DIR *dir = opendir("/proc");
+	FILE *f;
+
+	if (!dir)
+		return false;
+	while (!found && (d = readdir(dir))) {
+		if (d->d_name[0] < '0' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) && !strcmp(comm, "khugepaged\n"))
+			found = true;
+		fclose(f);
+	}
+	closedir(dir);
+	return found;
+}
+
+void *map_text_aligned(const char *path, size_t *len)
+{
+	unsigned long pmd = pmd_size();
+	struct stat st;
+	char *area, *aligned, *p;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &st))
+		return MAP_FAILED;
+	*len = st.st_size & ~(getpagesize() - 1UL);
+	area = mmap(NULL, *len + pmd, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (area == MAP_FAILED) {
+		close(fd);
+		return MAP_FAILED;
+	}
+	aligned = (char *)(((unsigned long)area + pmd - 1) & ~(pmd - 1));
+	p = mmap(aligned, *len, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, fd, 0);
+	close(fd);
+	if (aligned > area)
+		munmap(area, aligned - area);
+	munmap(aligned + *len, area + *len + pmd - (aligned + *len));
+	return p;
+}
+
+int copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	ssize_t n;
+	int in = open(from, O_RDONLY), out;
+
+	if (in < 0)
+		return -1;
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	if (out < 0) {
+		close(in);
+		return -1;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n) {
+			n = -1;
+			break;
+		}
+	close(in);
+	if (fsync(out) || close(out) || n < 0)
+		return -1;
+	return 0;
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the hugetext selftests: knob I/O with save/restore
+ * (modelled on tools/testing/selftests/mm/thp_settings.c), smaps lookups
+ * (modelled on vm_util.c) and bounded khugepaged waits.
+ */
+#ifndef HUGETEXT_UTIL_H
+#define HUGETEXT_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define THP_DIR "/sys/kernel/mm/transparent_hugepage/"
+#define KHP_DIR THP_DIR "khugepaged/"
+
+/* Knobs are named relative to THP_DIR, e.g. "hugetext_enabled". */
+int knob_read(const char *name, char *buf, size_t len);
+/* Returns 0, or -errno of the write(). */
+int knob_write(const char *name, const char *val);
+long knob_read_long(const char *name);
+/* The selected word of a "[a] b c" file, e.g. "madvise". */
+int knob_read_mode(const char *name, char *buf, size_t len);
+bool knob_exists(const char *name);
+
+/* Save every knob the tests touch; restored atexit and on SIGINT/SIGTERM. */
+void knobs_save(void);
+void knobs_restore(void);
+
+/* Set the khugepaged pace for tests (restored by knobs_restore()). */
+void khugepaged_fast(void);
+
+unsigned long pmd_size(void);
+
+/*
+ * Sum an smaps field (in kB, returned in bytes) over the mappings of @pid
+ * (0 = self) that overlap [start, end).
+ */
+long smaps_field(int pid, unsigned long start, unsigned long end,
+		 const char *field);
+
+/* Find the first mapping of @pid whose path ends in @suffix and whose perms
+ * contain 'x'.  Fills start/end/offset.  Returns 0 or -1. */
+int find_exec_mapping(int pid, const char *suffix, unsigned long *start,
+		      unsigned long *end, unsigned long *offset);
+
+/* Bytes of [start, end) covered by full PMD-aligned regions that line up
+ * with PMD-aligned file offsets (0 if the mapping is not congruent). */
+unsigned long ideal_huge_bytes(unsigned long start, unsigned long end,
+			       unsigned long offset);
+
+/* khugepaged/full_scans; wait until it advanced by @n or @timeout_ms passed.
+ * @poll is called every 50 ms (may be NULL); if it returns true the wait
+ * ends early.  Returns true if it ended by @poll. */
+bool khugepaged_wait(int n, int timeout_ms, bool (*poll)(void *), void *arg);
+
+bool khugepaged_running(void);
+
+/* Map @path PROT_READ|PROT_EXEC, MAP_PRIVATE, at a PMD-aligned address. */
+void *map_text_aligned(const char *path, size_t *len);
+
+int copy_file(const char *from, const char *to);
+
+#endif
