@@ -42,7 +42,7 @@ install -m 0755 "$top/scripts/guest/demo" "$root/opt/hugetext/demo"
 # selftests (built static by selftests/Makefile)
 make -s -C "$top/selftests" OUT="$out/selftests" KSFT="$out/src/tools/testing/selftests"
 mkdir -p "$root/opt/hugetext/selftests"
-cp "$out"/selftests/* "$root/opt/hugetext/selftests/"
+find "$out/selftests" -maxdepth 1 -type f ! -name "*.S" -exec cp {} "$root/opt/hugetext/selftests/" \;
 cp "$top/selftests/list" "$root/opt/hugetext/selftests/list"
 
 # the tool, with the host's python3 and its standard library

@@ -9,10 +9,13 @@ n = int(sys.argv[1])
 out = ["\t.text"]
 for i in range(n):
     out += ["\t.p2align 12", f"\t.globl ht_fn_{i}", f"\t.type ht_fn_{i},@function",
-            f"ht_fn_{i}:", f"\tmovl ${(i * 2654435761) & 0xffffffff}, %eax", "\tret",
+            f"\t.hidden ht_fn_{i}", f"ht_fn_{i}:", f"\tmovl ${(i * 2654435761) & 0xffffffff}, %eax", "\tret",
             f"\t.size ht_fn_{i},.-ht_fn_{i}"]
-out += ["\t.section .rodata", "\t.p2align 3", "\t.globl ht_fn_table", "ht_fn_table:"]
+# .data.rel.ro: the table is relocated at load time in a PIE or a DSO
+out += ['\t.section .data.rel.ro,"aw"', "\t.p2align 3", "\t.globl ht_fn_table",
+        "\t.type ht_fn_table,@object", f"\t.size ht_fn_table,{8 * n}", "ht_fn_table:"]
 out += [f"\t.quad ht_fn_{i}" for i in range(n)]
-out += ["\t.globl ht_nr_fns", "ht_nr_fns:", f"\t.quad {n}",
+out += ["\t.globl ht_nr_fns", "\t.type ht_nr_fns,@object", "\t.size ht_nr_fns,8",
+        "ht_nr_fns:", f"\t.quad {n}",
         '\t.section .note.GNU-stack,"",@progbits']
 sys.stdout.write("\n".join(out) + "\n")

@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A program with a large text segment of real code (gen_bigtext.py: one
- * function per 4 KB page), run by hugetext_text as the "application".
+ * function per 4 KB page), run by the hugetext tests as the "application".
+ * Built three ways: static ET_EXEC (hugetext_bigtext), PIE (hugetext_bigpie)
+ * and a small PIE whose text is in a shared library (hugetext_biglib +
+ * libhugetext_big.so); TEXT_NAME names the file that holds the text.
  *
- *   hugetext_bigtext huge|none [--madv-nohuge] [--timeout MS]
+ *   hugetext_bigtext huge|none|addr [--madv-nohuge] [--timeout MS] [--no-touch]
  *
  * It calls every function and checks each result, then waits (bounded by
- * khugepaged full scans and a timeout) while re-executing its text, and
- * checks its own text mapping's FilePmdMapped: "huge" expects every full
- * PMD region of the text PMD-mapped, "none" expects none.  Finally it
- * compares its mapped text with the bytes of its file and runs the
- * functions again.  Diagnostics are "# " lines; exit 0 = all good.
+ * khugepaged full scans and a timeout) while re-executing its text, or with
+ * --no-touch only watching it, and checks its own text mapping's
+ * FilePmdMapped: "huge" expects every full PMD region of the text
+ * PMD-mapped, "none" expects none.  It prints how long after its exec that
+ * took.  Finally it compares its mapped text with the bytes of its file and
+ * runs the functions again.  "addr" prints "TEXT <start> <offset>" and
+ * exits.  Diagnostics are "# " lines; exit 0 = all good.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -18,15 +23,47 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include "hugetext_util.h"
 
+#ifndef TEXT_NAME
+#define TEXT_NAME "hugetext_bigtext"
+#endif
+
 extern uint32_t (*const ht_fn_table[])(void);
 extern const uint64_t ht_nr_fns;
 
 static unsigned long t_start, t_end, t_off, t_ideal;
+static char t_path[256];
+static bool touch = true;
+
+/* milliseconds since this process was forked (/proc/self/stat starttime) */
+static long ms_since_start(void)
+{
+	char buf[1024], *p;
+	unsigned long long start = 0;
+	struct timespec now;
+	int i;
+	FILE *f = fopen("/proc/self/stat", "r");
+
+	if (!f || !fgets(buf, sizeof(buf), f)) {
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	fclose(f);
+	p = strrchr(buf, ')');
+	for (i = 0; p && i < 20; i++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		start = strtoull(p + 1, NULL, 10);
+	clock_gettime(CLOCK_BOOTTIME, &now);
+	return now.tv_sec * 1000 + now.tv_nsec / 1000000 -
+	       (long)(start * 1000 / sysconf(_SC_CLK_TCK));
+}
 
 static int run_all(void)
 {
@@ -46,7 +83,8 @@ static long pmd_mapped(void)
 
 static bool all_huge(void *arg)
 {
-	run_all();	/* fault the text again: retracted page tables map PMDs */
+	if (touch)
+		run_all();	/* fault the text again: retracted page tables map PMDs */
 	return pmd_mapped() >= (long)t_ideal;
 }
 
@@ -54,7 +92,7 @@ static int compare_with_file(void)
 {
 	size_t len = t_end - t_start;
 	char *buf = malloc(len);
-	int fd = open("/proc/self/exe", O_RDONLY);
+	int fd = open(t_path, O_RDONLY);
 	int ret = -1;
 
 	if (fd >= 0 && buf && pread(fd, buf, len, t_off) == (ssize_t)len)
@@ -71,8 +109,10 @@ int main(int argc, char **argv)
 	int timeout = 60000, i, bad, cmp;
 	long got;
 
-	if (argc < 2 || (strcmp(argv[1], "huge") && strcmp(argv[1], "none"))) {
-		fprintf(stderr, "usage: %s huge|none [--madv-nohuge] [--timeout MS]\n", argv[0]);
+	if (argc < 2 || (strcmp(argv[1], "huge") && strcmp(argv[1], "none") &&
+			 strcmp(argv[1], "addr"))) {
+		fprintf(stderr, "usage: %s huge|none|addr [--madv-nohuge] [--timeout MS] [--no-touch]\n",
+			argv[0]);
 		return 2;
 	}
 	expect_huge = !strcmp(argv[1], "huge");
@@ -81,18 +121,25 @@ int main(int argc, char **argv)
 			madv = true;
 		else if (!strcmp(argv[i], "--timeout") && i + 1 < argc)
 			timeout = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--no-touch"))
+			touch = false;
 	}
-	if (find_exec_mapping(0, "hugetext_bigtext", &t_start, &t_end, &t_off)) {
-		printf("# cannot find my text mapping\n");
+	if (find_exec_mapping(0, TEXT_NAME, &t_start, &t_end, &t_off, t_path,
+			      sizeof(t_path))) {
+		printf("# cannot find the text mapping of %s\n", TEXT_NAME);
 		return 1;
+	}
+	if (!strcmp(argv[1], "addr")) {
+		printf("TEXT %lx %lx\n", t_start, t_off);
+		return 0;
 	}
 	/* the text mapping also holds the ELF header page etc.: fine */
 	t_ideal = ideal_huge_bytes(t_start, t_end, t_off);
 	printf("# text %lx-%lx off %lx (%lu KB), start mod PMD %lx, ideal %lu KB\n",
 	       t_start, t_end, t_off, (t_end - t_start) >> 10,
 	       t_start % pmd_size(), t_ideal >> 10);
-	if (!t_ideal) {
-		printf("# text is not congruent or too small: test is broken\n");
+	if (!t_ideal && expect_huge) {
+		printf("# text is not congruent or too small: cannot be huge\n");
 		return 1;
 	}
 	if (madv && madvise((void *)t_start, t_end - t_start, MADV_NOHUGEPAGE)) {
@@ -105,8 +152,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	if (expect_huge)
-		khugepaged_wait(1000, timeout, all_huge, NULL);
+	if (expect_huge) {
+		bool done = khugepaged_wait(1000, timeout, all_huge, NULL);
+
+		printf("# %s %ld ms after exec (%s the text)\n",
+		       done ? "all PMD-mapped" : "still not all PMD-mapped",
+		       ms_since_start(), touch ? "re-executing" : "not touching");
+	}
 	else if (khugepaged_running())
 		khugepaged_wait(3, timeout, NULL, NULL);
 	else

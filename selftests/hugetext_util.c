@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -215,7 +218,8 @@ long smaps_field(int pid, unsigned long start, unsigned long end,
 }
 
 int find_exec_mapping(int pid, const char *suffix, unsigned long *start,
-		      unsigned long *end, unsigned long *offset)
+		      unsigned long *end, unsigned long *offset, char *opath,
+		      size_t opathlen)
 {
 	char line[512], perms[8], path[256];
 	unsigned long s, e, off;
@@ -233,6 +237,8 @@ int find_exec_mapping(int pid, const char *suffix, unsigned long *start,
 		*start = s;
 		*end = e;
 		*offset = off;
+		if (opath)
+			snprintf(opath, opathlen, "%s", path);
 		fclose(f);
 		return 0;
 	}
@@ -342,4 +348,104 @@ int copy_file(const char *from, const char *to)
 	if (fsync(out) || close(out) || n < 0)
 		return -1;
 	return 0;
+}
+
+long vmstat_read(const char *name)
+{
+	char line[256];
+	size_t n = strlen(name);
+	long v = -1;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, name, n) && line[n] == ' ') {
+			v = strtol(line + n + 1, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return v;
+}
+
+const char *self_dir(void)
+{
+	static char dir[512];
+	ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+	char *slash;
+
+	if (n < 0)
+		return ".";
+	dir[n] = '\0';
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	return dir;
+}
+
+int run_helper(char *const argv[], char *out, size_t outlen, struct rusage *ru,
+	       bool thp_disable)
+{
+	size_t used = 0;
+	int pfd[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(pfd))
+		return -1;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		close(pfd[0]);
+		dup2(pfd[1], 1);
+		if (thp_disable && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	while (out && used + 1 < outlen &&
+	       (n = read(pfd[0], out + used, outlen - used - 1)) > 0)
+		used += n;
+	if (out)
+		out[used] = '\0';
+	close(pfd[0]);
+	if (wait4(pid, &status, 0, ru) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+void print_indented(const char *out)
+{
+	const char *p = out, *nl;
+
+	while (p && *p) {
+		nl = strchr(p, '\n');
+		if (!nl)
+			nl = p + strlen(p);
+		printf("#   %.*s\n", (int)(nl - p), p);
+		p = *nl ? nl + 1 : nl;
+	}
+}
+
+void drop_caches(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+
+	sync();
+	if (fd >= 0) {
+		if (write(fd, "3", 1) != 1)
+			perror("drop_caches");
+		close(fd);
+	}
+}
+
+void khugepaged_defaults(void)
+{
+	knob_write("khugepaged/scan_sleep_millisecs", "10000");
+	knob_write("khugepaged/alloc_sleep_millisecs", "60000");
+	knob_write("khugepaged/pages_to_scan", "4096");
 }

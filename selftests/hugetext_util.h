@@ -41,7 +41,14 @@ long smaps_field(int pid, unsigned long start, unsigned long end,
 /* Find the first mapping of @pid whose path ends in @suffix and whose perms
  * contain 'x'.  Fills start/end/offset.  Returns 0 or -1. */
 int find_exec_mapping(int pid, const char *suffix, unsigned long *start,
-		      unsigned long *end, unsigned long *offset);
+		      unsigned long *end, unsigned long *offset, char *path,
+		      size_t pathlen);
+
+/* /proc/vmstat counter, -1 if absent */
+long vmstat_read(const char *name);
+
+/* the directory of this program, for its helpers */
+const char *self_dir(void);
 
 /* Bytes of [start, end) covered by full PMD-aligned regions that line up
  * with PMD-aligned file offsets (0 if the mapping is not congruent). */
@@ -59,5 +66,16 @@ bool khugepaged_running(void);
 void *map_text_aligned(const char *path, size_t *len);
 
 int copy_file(const char *from, const char *to);
+
+struct rusage;
+/* fork + exec argv[0] with stdout captured into @out; wait4() fills @ru.
+ * PR_SET_THP_DISABLE in the child first if asked.  Returns the exit code. */
+int run_helper(char *const argv[], char *out, size_t outlen, struct rusage *ru,
+	       bool thp_disable);
+/* print captured output as "#   " diagnostic lines */
+void print_indented(const char *out);
+void drop_caches(void);
+/* khugepaged's default pace: 10 s sleeps, 4096 pages a pass */
+void khugepaged_defaults(void);
 
 #endif

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Prompt collapse, PIE placement and counters, with khugepaged's default
+ * knobs (10 s scan sleep): new text is PMD-mapped within 1 s of exec without
+ * the program touching it, a second exec maps PMDs at its first faults, and
+ * the hugetext counters in /proc/vmstat move as documented.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "kselftest.h"
+#include "hugetext_util.h"
+
+static char out[8192];
+static char prog_text[600], prog_pie[600];
+
+static long parse_after(const char *key)
+{
+	const char *p = strstr(out, key);
+
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+/* run a helper; on failure print its output */
+static int run(const char *prog, const char *mode, const char *timeout,
+	       bool touch, bool thp_disable, struct rusage *ru)
+{
+	char *argv[8];
+	struct rusage dummy;
+	int n = 0, rc;
+
+	argv[n++] = (char *)prog;
+	argv[n++] = (char *)mode;
+	argv[n++] = "--timeout";
+	argv[n++] = (char *)timeout;
+	if (!touch)
+		argv[n++] = "--no-touch";
+	argv[n] = NULL;
+	rc = run_helper(argv, out, sizeof(out), ru ? ru : &dummy, thp_disable);
+	print_indented(out);
+	return rc;
+}
+
+/* within 1 s of exec, without touching, default khugepaged knobs */
+static void test_prompt(const char *what, const char *prog)
+{
+	long ok0 = vmstat_read("hugetext_collapse_ok"), ms, ideal_kb, done;
+	int rc;
+
+	drop_caches();
+	rc = run(prog, "huge", "3000", false, false, NULL);
+	ms = parse_after("all PMD-mapped ");
+	ideal_kb = parse_after("ideal ");
+	done = vmstat_read("hugetext_collapse_ok") - ok0;
+	ksft_test_result(rc == 0 && ms >= 0 && ms <= 1000,
+			 "%s: every full 2M text region PMD-mapped %ld ms after exec (limit 1000) without touching it\n",
+			 what, ms);
+	ksft_test_result(ideal_kb > 0 && done >= ideal_kb / 2048,
+			 "%s: hugetext_collapse_ok rose by %ld (>= %ld regions)\n",
+			 what, done, ideal_kb / 2048);
+}
+
+static void test_reexec(void)
+{
+	struct rusage cold, warm;
+	long ideal_kb;
+	int rc1, rc2;
+
+	/* cold run without hugetext: 4K faults (with fault-around) */
+	knob_write("hugetext_enabled", "0");
+	drop_caches();
+	rc1 = run(prog_text, "none", "0", true, false, &cold);
+	/* populate the huge page cache, then exec again */
+	knob_write("hugetext_enabled", "1");
+	run(prog_text, "huge", "3000", false, false, NULL);
+	rc2 = run(prog_text, "huge", "0", true, false, &warm);
+	ideal_kb = parse_after("ideal ");
+	ksft_test_result(rc1 == 0 && rc2 == 0 && parse_after("FilePmdMapped ") >= ideal_kb,
+			 "re-exec: text PMD-mapped at first touch (FilePmdMapped %ld KB of %ld KB)\n",
+			 parse_after("FilePmdMapped "), ideal_kb);
+	ksft_test_result(warm.ru_minflt * 4 < cold.ru_minflt * 3,
+			 "re-exec: page faults drop from %ld (4K, cold) to %ld (PMD, warm)\n",
+			 cold.ru_minflt, warm.ru_minflt);
+}
+
+static void test_pie_off(void)
+{
+	long a0 = vmstat_read("hugetext_align_exec");
+	int rc;
+
+	knob_write("hugetext_enabled", "0");
+	rc = run(prog_pie, "none", "0", true, false, NULL);
+	ksft_test_result(rc == 0 && vmstat_read("hugetext_align_exec") == a0,
+			 "hugetext=0: PIE placed as upstream (hugetext_align_exec unchanged), no PMD\n");
+	knob_write("hugetext_enabled", "1");
+	a0 = vmstat_read("hugetext_align_exec");
+	rc = run(prog_pie, "addr", "0", true, false, NULL);
+	ksft_test_result(rc == 0 && vmstat_read("hugetext_align_exec") == a0 + 1,
+			 "hugetext=1: PIE placement counted in hugetext_align_exec (+%ld)\n",
+			 vmstat_read("hugetext_align_exec") - a0);
+}
+
+static void test_skips(void)
+{
+	const char *copy = "/var/tmp/hugetext_fast.bin";
+	long o0 = vmstat_read("hugetext_skip_opted_out");
+	long w0 = vmstat_read("hugetext_skip_write_open");
+	long c0 = vmstat_read("hugetext_skip_not_congruent");
+	unsigned long pmd = pmd_size();
+	size_t len;
+	char *p, *q;
+	int rc, fd;
+
+	rc = run(prog_text, "none", "0", true, true, NULL);
+	ksft_test_result(rc == 0 && vmstat_read("hugetext_skip_opted_out") > o0,
+			 "PR_SET_THP_DISABLE: no PMD, counted in hugetext_skip_opted_out\n");
+
+	if (copy_file(prog_text, copy)) {
+		ksft_test_result_fail("copy %s: %s\n", prog_text, strerror(errno));
+		ksft_test_result_skip("needs the copy\n");
+		return;
+	}
+	fd = open(copy, O_RDWR);
+	p = map_text_aligned(copy, &len);
+	usleep(500 * 1000);
+	ksft_test_result(fd >= 0 && p != MAP_FAILED &&
+			 vmstat_read("hugetext_skip_write_open") > w0 &&
+			 smaps_field(0, (unsigned long)p, (unsigned long)p + len, "FilePmdMapped") == 0,
+			 "file open for write: no PMD, counted in hugetext_skip_write_open\n");
+	if (p != MAP_FAILED)
+		munmap(p, len);
+	close(fd);
+
+	/* map it 4K past a PMD boundary: not congruent */
+	p = map_text_aligned(copy, &len);
+	q = MAP_FAILED;
+	if (p != MAP_FAILED) {
+		int cfd = open(copy, O_RDONLY);
+
+		munmap(p, len);
+		q = mmap(p + 4096, len - pmd, PROT_READ | PROT_EXEC,
+			 MAP_PRIVATE | MAP_FIXED, cfd, 0);
+		close(cfd);
+	}
+	usleep(500 * 1000);
+	ksft_test_result(q != MAP_FAILED && vmstat_read("hugetext_skip_not_congruent") > c0,
+			 "mapping not congruent mod 2M: counted in hugetext_skip_not_congruent\n");
+	if (q != MAP_FAILED)
+		munmap(q, len - pmd);
+	unlink(copy);
+}
+
+int main(void)
+{
+	ksft_print_header();
+	if (!knob_exists("hugetext_enabled"))
+		ksft_exit_skip("kernel without CONFIG_HUGETEXT\n");
+	if (vmstat_read("hugetext_collapse_ok") < 0)
+		ksft_exit_fail_msg("no hugetext counters in /proc/vmstat\n");
+	snprintf(prog_text, sizeof(prog_text), "%s/hugetext_bigtext", self_dir());
+	snprintf(prog_pie, sizeof(prog_pie), "%s/hugetext_bigpie", self_dir());
+	ksft_set_plan(11);
+	knobs_save();
+	knob_write("enabled", "madvise");
+	khugepaged_defaults();
+	knob_write("hugetext_enabled", "1");
+
+	test_prompt("ET_EXEC 16M text", prog_text);
+	test_prompt("PIE 8M text", prog_pie);
+	test_reexec();
+	test_pie_off();
+	test_skips();
+	knobs_restore();
+	ksft_finished();
+}

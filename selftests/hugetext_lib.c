@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A shared library with 8M of text loaded by ld.so: with hugetext=1 its text
+ * is placed congruent and PMD-mapped within 1 s of exec, on ext4 and on
+ * overlayfs over ext4 (a filesystem without a get_unmapped_area hook of its
+ * own); with hugetext=0 on overlayfs it gets no huge page.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kselftest.h"
+#include "hugetext_util.h"
+
+#define OVL "/var/tmp/hugetext-ovl"
+
+static char out[8192];
+
+static long parse_after(const char *key)
+{
+	const char *p = strstr(out, key);
+
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+static int run(const char *prog, const char *mode)
+{
+	char *argv[] = { (char *)prog, (char *)mode, "--timeout", "3000", "--no-touch", NULL };
+	struct rusage ru;
+	int rc = run_helper(argv, out, sizeof(out), &ru, false);
+
+	print_indented(out);
+	return rc;
+}
+
+static void test_lib(const char *fs, const char *dir)
+{
+	char prog[600];
+	long m0 = vmstat_read("hugetext_align_mmap"), ms;
+	int rc;
+
+	snprintf(prog, sizeof(prog), "%s/hugetext_biglib", dir);
+	knob_write("hugetext_enabled", "1");
+	drop_caches();
+	rc = run(prog, "huge");
+	ms = parse_after("all PMD-mapped ");
+	ksft_test_result(rc == 0 && ms >= 0 && ms <= 1000,
+			 "%s: DSO text congruent and PMD-mapped %ld ms after exec (limit 1000)\n",
+			 fs, ms);
+	if (!strcmp(fs, "overlayfs"))
+		ksft_test_result(vmstat_read("hugetext_align_mmap") > m0,
+				 "%s: placement counted in hugetext_align_mmap\n", fs);
+	knob_write("hugetext_enabled", "0");
+	drop_caches();
+	rc = run(prog, "none");
+	ksft_test_result(rc == 0, "%s: hugetext=0: no PMD-mapped DSO text\n", fs);
+}
+
+static int setup_overlay(const char *src)
+{
+	char path[700];
+
+	mkdir(OVL, 0755);
+	mkdir(OVL "/lower", 0755);
+	mkdir(OVL "/upper", 0755);
+	mkdir(OVL "/work", 0755);
+	mkdir(OVL "/merged", 0755);
+	snprintf(path, sizeof(path), "%s/hugetext_biglib", src);
+	if (copy_file(path, OVL "/lower/hugetext_biglib"))
+		return -1;
+	snprintf(path, sizeof(path), "%s/libhugetext_big.so", src);
+	if (copy_file(path, OVL "/lower/libhugetext_big.so"))
+		return -1;
+	return mount("overlay", OVL "/merged", "overlay", 0,
+		     "lowerdir=" OVL "/lower,upperdir=" OVL "/upper,workdir=" OVL "/work");
+}
+
+int main(void)
+{
+	char dir[512];
+
+	ksft_print_header();
+	if (!knob_exists("hugetext_enabled"))
+		ksft_exit_skip("kernel without CONFIG_HUGETEXT\n");
+	snprintf(dir, sizeof(dir), "%s", self_dir());
+	ksft_set_plan(5);
+	knobs_save();
+	knob_write("enabled", "madvise");
+	khugepaged_defaults();
+
+	test_lib("ext4", dir);
+	if (setup_overlay(dir)) {
+		ksft_print_msg("overlayfs: %s\n", strerror(errno));
+		ksft_test_result_fail("overlayfs: cannot mount overlay over ext4\n");
+		ksft_test_result_skip("overlayfs: not mounted\n");
+		ksft_test_result_skip("overlayfs: not mounted\n");
+	} else {
+		test_lib("overlayfs", OVL "/merged");
+		umount(OVL "/merged");
+	}
+	knobs_restore();
+	ksft_finished();
+}
