@@ -20,7 +20,8 @@ mkdir -p "$build"
 jobs=$(( $(nproc) + 1 ))
 cc=gcc
 command -v ccache >/dev/null && cc="ccache gcc"
-export CCACHE_DIR="${CCACHE_DIR:-$top/out/ccache}"
+# outside out/ so that "make clean" and fresh clones on this machine reuse it
+export CCACHE_DIR="${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/hugetext-ccache}"
 
 make -s -C "$src" O="$build" ARCH=x86_64 tinyconfig >/dev/null
 "$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" "${frags[@]}" >"$build/merge.log"

@@ -41,7 +41,7 @@ fail=0
 if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
 	echo "run-qemu: TIMEOUT after ${timeout}s ($*)" >&2; fail=1
 fi
-status=$(grep -a "^HUGETEXT-EXIT $nonce " "$statusf" 2>/dev/null | awk '{print $3}' | tail -n1)
+status=$(tr -d '\r' <"$statusf" 2>/dev/null | grep -a "^HUGETEXT-EXIT $nonce " | awk '{print $3}' | tail -n1)
 if [ -z "$status" ]; then
 	echo "run-qemu: the guest reported no exit status (qemu exit $qrc)" >&2; fail=1
 elif [ "$status" != 0 ]; then

@@ -7,6 +7,7 @@
  * libhugetext_big.so); TEXT_NAME names the file that holds the text.
  *
  *   hugetext_bigtext huge|none|addr [--madv-nohuge] [--timeout MS] [--no-touch]
+ *                    [--hold MS]
  *
  * It calls every function and checks each result, then waits (bounded by
  * khugepaged full scans and a timeout) while re-executing its text, or with
@@ -14,8 +15,9 @@
  * FilePmdMapped: "huge" expects every full PMD region of the text
  * PMD-mapped, "none" expects none.  It prints how long after its exec that
  * took.  Finally it compares its mapped text with the bytes of its file and
- * runs the functions again.  "addr" prints "TEXT <start> <offset>" and
- * exits.  Diagnostics are "# " lines; exit 0 = all good.
+ * runs the functions again; --hold keeps it alive that long afterwards.
+ * It also prints the page faults its first run over the text took.
+ * "addr" prints "TEXT <start> <offset>" and exits.  Diagnostics are "# " lines; exit 0 = all good.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -23,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -106,7 +109,8 @@ static int compare_with_file(void)
 int main(int argc, char **argv)
 {
 	bool expect_huge, madv = false;
-	int timeout = 60000, i, bad, cmp;
+	int timeout = 60000, hold = 0, i, bad, cmp;
+	struct rusage r0, r1;
 	long got;
 
 	if (argc < 2 || (strcmp(argv[1], "huge") && strcmp(argv[1], "none") &&
@@ -123,6 +127,8 @@ int main(int argc, char **argv)
 			timeout = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--no-touch"))
 			touch = false;
+		else if (!strcmp(argv[i], "--hold") && i + 1 < argc)
+			hold = atoi(argv[++i]);
 	}
 	if (find_exec_mapping(0, TEXT_NAME, &t_start, &t_end, &t_off, t_path,
 			      sizeof(t_path))) {
@@ -146,7 +152,11 @@ int main(int argc, char **argv)
 		perror("# madvise");
 		return 1;
 	}
+	getrusage(RUSAGE_SELF, &r0);
 	bad = run_all();
+	getrusage(RUSAGE_SELF, &r1);
+	printf("# first-touch faults %ld over %lu KB of text\n",
+	       r1.ru_minflt - r0.ru_minflt, (t_end - t_start) >> 10);
 	if (bad) {
 		printf("# %d functions returned a wrong value before collapse\n", bad);
 		return 1;
@@ -172,6 +182,9 @@ int main(int argc, char **argv)
 	bad = run_all();
 	printf("# mapped text %s the file; %d wrong results after collapse\n",
 	       cmp == 0 ? "equals" : "DIFFERS FROM", bad);
+	fflush(stdout);
+	if (hold)
+		usleep(hold * 1000);
 	if (cmp != 0 || bad)
 		return 1;
 	if (expect_huge ? got < (long)t_ideal : got != 0)
