@@ -60,7 +60,9 @@ rsync -a --exclude test --exclude idlelib --exclude tkinter --exclude turtledemo
 cc1=$(gcc -print-prog-name=cc1)
 copy_with_libs "$cc1"
 ln -sf "$cc1" "$root/usr/bin/cc1"
-python3 "$top/scripts/gen-demo-input.py" 120 >"$root/opt/hugetext/big.c"
+python3 "$top/scripts/gen-demo-input.py" 40 >"$root/opt/hugetext/big.c"
+# a real PIE with 6 MB of text and 50-odd DSOs: Debian's gdb
+copy_with_libs /usr/bin/gdb
 
 # the image: content + 256 MB of room for the tests
 size_kb=$(( $(du -sk "$root" | cut -f1) + 262144 ))

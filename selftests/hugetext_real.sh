@@ -1,0 +1,64 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Real Debian programs under hugetext: gcc's cc1 (20 MB of ET_EXEC text) and
+# gdb (a PIE with 6 MB of text and ~50 DSOs), with THP enabled=madvise and
+# khugepaged's default knobs.  Each program is held at a point where it
+# waits (cc1 reading an empty pipe, gdb running "shell sleep"), and its text
+# coverage -- PMD-mapped bytes / the full 2 MB regions its text could fill --
+# is read with the hugetext tool.  hugetext=1: 100% within 2 s of exec;
+# hugetext=0: 0%.  TAP; knobs restored on exit.
+T=/sys/kernel/mm/transparent_hugepage
+HT="python3 /opt/hugetext/hugetext"
+n=0 fail=0
+ok() { n=$((n + 1)); echo "ok $n $*"; }
+nok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n $*"; }
+
+[ -f $T/hugetext_enabled ] || { echo "1..0 # SKIP kernel without CONFIG_HUGETEXT"; exit 4; }
+saved_ht=$(cat $T/hugetext_enabled)
+saved_thp=$(sed 's/.*\[\(.*\)\].*/\1/' $T/enabled)
+trap 'echo $saved_ht >$T/hugetext_enabled; echo $saved_thp >$T/enabled' EXIT
+echo madvise >$T/enabled
+echo "TAP version 13"
+echo "1..4"
+
+# coverage PID NAME: print "<coverage-percent> <huge-bytes> <ideal-bytes> <congruent>"
+coverage() {
+	$HT stat --pid "$1" --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+m = [m for p in d["processes"] for m in p["mappings"] if m["path"].endswith("/" + sys.argv[1])][0]
+cov = 100.0 * m["huge"] / m["ideal"] if m["ideal"] else 0.0
+print("%.0f %d %d %s" % (cov, m["huge"], m["ideal_if_congruent"], m["congruent"]))' "$2"
+}
+
+# run_held NAME CMD...: start CMD held waiting, sample after 2 s, release it
+run_held() {
+	name=$1; shift
+	case "$name" in
+	cc1) mkfifo /tmp/cc1.in; "$@" </tmp/cc1.in >/dev/null 2>&1 & pid=$!; exec 9>/tmp/cc1.in ;;
+	*) "$@" >/dev/null 2>&1 & pid=$! ;;
+	esac
+	sleep 2
+	res=$(coverage $pid "$name")
+	case "$name" in cc1) exec 9>&-; rm -f /tmp/cc1.in ;; esac
+	wait $pid
+	echo "$res"
+}
+
+cc1=$(readlink -f /usr/bin/cc1)
+for mode in 1 0; do
+	echo $mode >$T/hugetext_enabled
+	echo 3 >/proc/sys/vm/drop_caches
+	set -- $(run_held cc1 "$cc1" -quiet -nostdinc -O2 - -o /tmp/empty.s)
+	echo "# hugetext=$mode: cc1 text coverage $1% ($2 of $3 bytes PMD-mapped), congruent $4"
+	if [ $mode = 1 ]; then want=100; else want=0; fi
+	if [ "${1:-x}" = $want ]; then ok "hugetext=$mode: cc1 (ET_EXEC, 20 MB text) coverage $1%"
+	else nok "hugetext=$mode: cc1 (ET_EXEC, 20 MB text) coverage ${1:-?}%, expected $want%"; fi
+
+	echo 3 >/proc/sys/vm/drop_caches
+	set -- $(run_held gdb /usr/bin/gdb -nx -batch -ex "shell sleep 4")
+	echo "# hugetext=$mode: gdb text coverage $1% ($2 of $3 bytes PMD-mapped), congruent $4"
+	if [ "${1:-x}" = $want ]; then ok "hugetext=$mode: gdb (PIE, 6 MB text) coverage $1%"
+	else nok "hugetext=$mode: gdb (PIE, 6 MB text) coverage ${1:-?}%, expected $want%"; fi
+done
+[ $fail = 0 ]
