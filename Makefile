@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all demo check deps source kernel rootfs series-export series-import \
+.PHONY: all demo check stress deps source kernel rootfs series-export series-import \
 	tool-test install-tools clean help
 
 all: kernel
@@ -11,6 +11,7 @@ all: kernel
 help:
 	@echo "make demo      build, boot with hugetext=1, show cc1's text on 2 MB pages"
 	@echo "make check     every test; last line 'N passed, N failed'"
+	@echo "make stress    debug kernel (KASAN, lockdep) + 10 min exec/toggle/write storm"
 	@echo "make kernel    out/bzImage from the base + patches/"
 	@echo "make series-export   regenerate patches/ from out/src commits"
 	@echo "make install-tools   install tools/hugetext and its man page (PREFIX=/usr/local)"
@@ -32,6 +33,9 @@ demo: kernel rootfs
 
 check:
 	@$(S)/check.sh
+
+stress:
+	@$(S)/stress.sh
 
 tool-test:
 	python3 -m unittest discover -s tools/tests

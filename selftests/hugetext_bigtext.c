@@ -17,7 +17,8 @@
  * took.  Finally it compares its mapped text with the bytes of its file and
  * runs the functions again; --hold keeps it alive that long afterwards.
  * It also prints the page faults its first run over the text took.
- * "addr" prints "TEXT <start> <offset>" and exits.  Diagnostics are "# " lines; exit 0 = all good.
+ * "addr" prints "TEXT <start> <offset>" and exits; "check" only runs the
+ * functions and compares the mapped text with the file (for stress runs).  Diagnostics are "# " lines; exit 0 = all good.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -95,8 +96,14 @@ static int compare_with_file(void)
 {
 	size_t len = t_end - t_start;
 	char *buf = malloc(len);
-	int fd = open(t_path, O_RDONLY);
-	int ret = -1;
+	char mf[64];
+	int fd, ret = -1;
+
+	/* the mapped file itself, even if it was replaced since */
+	snprintf(mf, sizeof(mf), "/proc/self/map_files/%lx-%lx", t_start, t_end);
+	fd = open(mf, O_RDONLY);
+	if (fd < 0)
+		fd = open(t_path, O_RDONLY);
 
 	if (fd >= 0 && buf && pread(fd, buf, len, t_off) == (ssize_t)len)
 		ret = memcmp(buf, (void *)t_start, len) ? 1 : 0;
@@ -114,8 +121,8 @@ int main(int argc, char **argv)
 	long got;
 
 	if (argc < 2 || (strcmp(argv[1], "huge") && strcmp(argv[1], "none") &&
-			 strcmp(argv[1], "addr"))) {
-		fprintf(stderr, "usage: %s huge|none|addr [--madv-nohuge] [--timeout MS] [--no-touch]\n",
+			 strcmp(argv[1], "addr") && strcmp(argv[1], "check"))) {
+		fprintf(stderr, "usage: %s huge|none|addr|check [--madv-nohuge] [--timeout MS] [--no-touch]\n",
 			argv[0]);
 		return 2;
 	}
@@ -138,6 +145,15 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "addr")) {
 		printf("TEXT %lx %lx\n", t_start, t_off);
 		return 0;
+	}
+	if (!strcmp(argv[1], "check")) {
+		/* stress: right results and the file's bytes, huge or not */
+		bad = run_all();
+		cmp = compare_with_file();
+		if (bad || cmp)
+			printf("# %s: %d wrong results, mapped text %s the file\n",
+			       t_path, bad, cmp ? "DIFFERS FROM" : "equals");
+		return bad || cmp ? 1 : 0;
 	}
 	/* the text mapping also holds the ELF header page etc.: fine */
 	t_ideal = ideal_huge_bytes(t_start, t_end, t_off);

@@ -176,6 +176,9 @@ static bool parse_map_line(const char *line, unsigned long *s, unsigned long *e,
 		line++;
 	snprintf(path, plen, "%s", line);
 	path[strcspn(path, "\n")] = '\0';
+	/* a file replaced while mapped (rename over it) */
+	if (strlen(path) > 10 && !strcmp(path + strlen(path) - 10, " (deleted)"))
+		path[strlen(path) - 10] = '\0';
 	return true;
 }
 

@@ -1,0 +1,129 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# hugetext_stress.sh [SECONDS] [SEED]: exec storms of three large programs
+# (ET_EXEC, PIE, DSO) while another task toggles hugetext_enabled and
+# khugepaged's knobs, another replaces a binary with new valid content
+# (write a copy, rename it over), opens the DSO for write and drops caches,
+# and some runs are squeezed by a memory cgroup so that collapses fail.
+# Every run checks its own results and compares its mapped text with its
+# file, so a wrong byte is caught.  The console is scanned for kernel
+# badness by the host.  TAP; knobs restored on exit; the seed is printed
+# and reproduces the sequence of knob values and actions.
+T=/sys/kernel/mm/transparent_hugepage
+K=$T/khugepaged
+SECS=${1:-60}
+SEED=${2:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
+# make stress passes its duration and seed on the kernel command line
+for arg in $(cat /proc/cmdline); do
+	case $arg in
+	htstress_secs=*) SECS=${arg#*=} ;;
+	htstress_seed=*) SEED=${arg#*=} ;;
+	esac
+done
+DIR=$(dirname "$0")
+W=/var/tmp/hugetext-stress
+[ -f $T/hugetext_enabled ] || { echo "1..0 # SKIP kernel without CONFIG_HUGETEXT"; exit 4; }
+
+saved="$(cat $T/hugetext_enabled) $(cat $K/scan_sleep_millisecs) $(cat $K/pages_to_scan) $(sed 's/.*\[\(.*\)\].*/\1/' $T/enabled)"
+restore() {
+	set -- $saved
+	echo $1 >$T/hugetext_enabled; echo $2 >$K/scan_sleep_millisecs
+	echo $3 >$K/pages_to_scan; echo $4 >$T/enabled
+}
+trap 'kill $TOG $MUT 2>/dev/null; restore' EXIT
+echo "TAP version 13"
+echo "1..3"
+echo "# seed $SEED, $SECS s"
+
+rm -rf $W; mkdir -p $W/lib $W/res
+cp "$DIR/hugetext_bigtext" "$DIR/hugetext_bigpie" $W/
+cp "$DIR/hugetext_biglib" "$DIR/libhugetext_big.so" $W/lib/
+echo madvise >$T/enabled
+before=$(grep '^hugetext_' /proc/vmstat | tr '\n' ' ')
+
+# a small LCG so that one seed gives one sequence: rnd N -> 0..N-1 in $r
+s=$SEED
+rnd() { s=$(( (s * 1103515245 + 12345) % 2147483648 )); r=$(( (s / 65536) % $1 )); }
+
+# memory cgroup that makes some collapses fail
+CG=
+if mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null || [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+	mkdir -p /sys/fs/cgroup/ht-squeeze && echo 48M >/sys/fs/cgroup/ht-squeeze/memory.max &&
+		CG=/sys/fs/cgroup/ht-squeeze
+fi
+
+end=$(( $(cut -d. -f1 /proc/uptime) + SECS ))
+(	# knob toggler
+	s=$((SEED + 1))
+	while [ $(cut -d. -f1 /proc/uptime) -lt $end ]; do
+		rnd 4; echo $r >$T/hugetext_enabled
+		rnd 3; case $r in 0) echo 10000 ;; 1) echo 100 ;; *) echo 0 ;; esac >$K/scan_sleep_millisecs
+		rnd 3; case $r in 0) echo 4096 ;; 1) echo 512 ;; *) echo 65536 ;; esac >$K/pages_to_scan
+		rnd 4; [ $r = 0 ] && echo never >$T/enabled || echo madvise >$T/enabled
+		usleep $(( (s % 200 + 20) * 1000 ))
+	done
+) & TOG=$!
+(	# mutator: replace the ET_EXEC with new valid content, open the DSO
+	# for write, drop caches
+	s=$((SEED + 2))
+	while [ $(cut -d. -f1 /proc/uptime) -lt $end ]; do
+		rnd 3
+		case $r in
+		0) cp "$DIR/hugetext_bigtext" $W/new.tmp && mv -f $W/new.tmp $W/hugetext_bigtext ;;
+		1) : >>$W/lib/libhugetext_big.so ;;
+		2) echo 3 >/proc/sys/vm/drop_caches ;;
+		esac
+		usleep $(( (s % 300 + 50) * 1000 ))
+	done
+) & MUT=$!
+
+# reap PID N: wait for run N, report it if it failed its self-check
+reap() {
+	wait $1
+	rc=$?
+	if [ $rc != 0 ]; then
+		bad=$((bad + 1))
+		echo "# run $2 ($(cat $W/res/$2.what)) exited $rc:"
+		sed 's/^/#   /' $W/res/$2 | head -5
+	fi
+	rm -f $W/res/$2 $W/res/$2.what
+}
+runs=0 bad=0 prev=
+s=$((SEED + 3))
+while [ $(cut -d. -f1 /proc/uptime) -lt $end ]; do
+	rnd 3
+	case $r in
+	0) p=$W/hugetext_bigtext ;;
+	1) p=$W/hugetext_bigpie ;;
+	2) p=$W/lib/hugetext_biglib ;;
+	esac
+	rnd 4
+	runs=$((runs + 1))
+	if [ $r = 0 ] && [ -n "$CG" ]; then
+		where="in $CG"
+		sh -c "echo \$\$ >$CG/cgroup.procs && exec $p check" >$W/res/$runs 2>&1 &
+	else
+		where=
+		$p check >$W/res/$runs 2>&1 &
+	fi
+	pid=$!
+	echo "$p $where" >$W/res/$runs.what
+	# two at a time: start the next before waiting for this one
+	[ -n "$prev" ] && reap $prev $prevn
+	prev=$pid prevn=$runs
+done
+reap $prev $prevn
+wait $TOG $MUT 2>/dev/null
+restore
+after=$(grep '^hugetext_' /proc/vmstat | tr '\n' ' ')
+echo "# counters before: $before"
+echo "# counters after:  $after"
+[ $runs -ge 20 ] && echo "ok 1 $runs runs in $SECS s" || echo "not ok 1 only $runs runs in $SECS s"
+[ $bad = 0 ] && echo "ok 2 every run computed the right results and executed its file's bytes" ||
+	echo "not ok 2 $bad of $runs runs failed their self-check (seed $SEED)"
+case "$after" in
+*"hugetext_collapse_ok 0 "*) echo "not ok 3 no collapse happened during the storm" ;;
+*) echo "ok 3 collapses happened during the storm" ;;
+esac
+[ $bad = 0 ] && [ $runs -ge 20 ]
