@@ -17,7 +17,8 @@ deb=$(ls "$out"/dl/${BASE_PKG}_*.deb 2>/dev/null | head -n1 || true)
 if [ -z "$deb" ] || [ "$(dpkg-deb -f "$deb" Version)" != "$version" ]; then
 	rm -f "$out"/dl/*.deb
 	( cd "$out/dl" && apt-get download "$BASE_PKG=$version" ) >/dev/null 2>&1 || {
-		[ -n "$(ls /var/lib/apt/lists/ 2>/dev/null | grep -v lock)" ] || apt-get update -q >/dev/null
+		# stale or missing package lists: refresh them, then try again
+		apt-get update -q >/dev/null
 		( cd "$out/dl" && apt-get download "$BASE_PKG=$version" ) >/dev/null 2>&1 || {
 			newest=$(apt-cache madison "$BASE_PKG" | awk '{print $3}' | sort -V | tail -n1)
 			[ -n "$newest" ] || { echo "fetch-source: $BASE_PKG is not served at all" >&2; exit 1; }
