@@ -22,6 +22,8 @@ cc=gcc
 command -v ccache >/dev/null && cc="ccache gcc"
 # outside out/ so that "make clean" and fresh clones on this machine reuse it
 export CCACHE_DIR="${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/hugetext-ccache}"
+# hash paths relative to the checkout, so that clones at other paths hit
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$top}"
 
 make -s -C "$src" O="$build" ARCH=x86_64 tinyconfig >/dev/null
 "$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" "${frags[@]}" >"$build/merge.log"
