@@ -20,13 +20,6 @@
 static char out[8192];
 static char prog_text[600], prog_pie[600];
 
-static long parse_after(const char *key)
-{
-	const char *p = strstr(out, key);
-
-	return p ? strtol(p + strlen(key), NULL, 10) : -1;
-}
-
 /* run a helper; on failure print its output */
 static int run(const char *prog, const char *mode, const char *timeout,
 	       bool touch, bool thp_disable, struct rusage *ru)
@@ -58,8 +51,8 @@ static void test_prompt(const char *what, const char *prog)
 
 	drop_caches();
 	rc = run(prog, "huge", "3000", false, false, NULL);
-	ms = parse_after("all PMD-mapped ");
-	ideal_kb = parse_after("ideal ");
+	ms = parse_after(out, "all PMD-mapped ");
+	ideal_kb = parse_after(out, "ideal ");
 	done = vmstat_read("hugetext_collapse_ok") - ok0;
 	mapped = vmstat_read("hugetext_map_ok") - map0;
 	/* khugepaged's own scan may get to a region first: it counts there */
@@ -82,16 +75,16 @@ static void test_reexec(void)
 	knob_write("hugetext_enabled", "0");
 	drop_caches();
 	rc1 = run(prog_text, "none", "0", true, false, NULL);
-	cold = parse_after("first-touch faults ");
+	cold = parse_after(out, "first-touch faults ");
 	/* populate the huge page cache, then exec again */
 	knob_write("hugetext_enabled", "1");
 	run(prog_text, "huge", "3000", false, false, NULL);
 	rc2 = run(prog_text, "huge", "0", true, false, NULL);
-	warm = parse_after("first-touch faults ");
-	ideal_kb = parse_after("ideal ");
-	ksft_test_result(rc1 == 0 && rc2 == 0 && parse_after("FilePmdMapped ") >= ideal_kb,
+	warm = parse_after(out, "first-touch faults ");
+	ideal_kb = parse_after(out, "ideal ");
+	ksft_test_result(rc1 == 0 && rc2 == 0 && parse_after(out, "FilePmdMapped ") >= ideal_kb,
 			 "re-exec: text PMD-mapped at first touch (FilePmdMapped %ld KB of %ld KB)\n",
-			 parse_after("FilePmdMapped "), ideal_kb);
+			 parse_after(out, "FilePmdMapped "), ideal_kb);
 	ksft_test_result(cold > 0 && warm >= 0 && warm * 4 < cold,
 			 "re-exec: text page faults of the first run over the text drop from %ld (4K, cold) to %ld (PMD, warm)\n",
 			 cold, warm);

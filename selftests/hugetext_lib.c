@@ -21,13 +21,6 @@
 
 static char out[8192];
 
-static long parse_after(const char *key)
-{
-	const char *p = strstr(out, key);
-
-	return p ? strtol(p + strlen(key), NULL, 10) : -1;
-}
-
 static int run(const char *prog, const char *mode)
 {
 	char *argv[] = { (char *)prog, (char *)mode, "--timeout", "3000", "--no-touch", NULL };
@@ -48,7 +41,7 @@ static void test_lib(const char *fs, const char *dir)
 	knob_write("hugetext_enabled", "1");
 	drop_caches();
 	rc = run(prog, "huge");
-	ms = parse_after("all PMD-mapped ");
+	ms = parse_after(out, "all PMD-mapped ");
 	ksft_test_result(rc == 0 && ms >= 0 && ms <= 1000,
 			 "%s: DSO text congruent and PMD-mapped %ld ms after exec (limit 1000)\n",
 			 fs, ms);

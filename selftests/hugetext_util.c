@@ -130,16 +130,12 @@ void knobs_save(void)
 		saved_ok[i] = false;
 		if (!knob_exists(saved_names[i]))
 			continue;
-		if (strchr(saved_names[i], '/') && strstr(saved_names[i], "enabled")) {
-			if (knob_read_mode(saved_names[i], v, sizeof(saved_vals[i])))
-				continue;
-		} else if (!strcmp(saved_names[i], "enabled") ||
-			   !strcmp(saved_names[i], "defrag")) {
-			if (knob_read_mode(saved_names[i], v, sizeof(saved_vals[i])))
-				continue;
-		} else if (knob_read(saved_names[i], v, sizeof(saved_vals[i]))) {
+		if (knob_read(saved_names[i], v, sizeof(saved_vals[i])))
 			continue;
-		}
+		/* "always [madvise] never" files are restored by their selected word */
+		if (strchr(v, '[') &&
+		    knob_read_mode(saved_names[i], v, sizeof(saved_vals[i])))
+			continue;
 		saved_ok[i] = true;
 	}
 	if (!saved) {
@@ -432,6 +428,13 @@ void print_indented(const char *out)
 		printf("#   %.*s\n", (int)(nl - p), p);
 		p = *nl ? nl + 1 : nl;
 	}
+}
+
+long parse_after(const char *out, const char *key)
+{
+	const char *p = strstr(out, key);
+
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
 }
 
 void drop_caches(void)

@@ -74,6 +74,8 @@ int run_helper(char *const argv[], char *out, size_t outlen, struct rusage *ru,
 	       bool thp_disable);
 /* print captured output as "#   " diagnostic lines */
 void print_indented(const char *out);
+/* the number after @key in captured helper output, -1 if absent */
+long parse_after(const char *out, const char *key);
 void drop_caches(void);
 /* khugepaged's default pace: 10 s sleeps, 4096 pages a pass */
 void khugepaged_defaults(void);
