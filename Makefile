@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all demo check stress deps source kernel rootfs series-export series-import \
+.PHONY: all demo bench check stress deps source kernel rootfs series-export series-import \
 	tool-test install-tools clean help
 
 all: kernel
@@ -11,6 +11,7 @@ all: kernel
 help:
 	@echo "make demo      build, boot with hugetext=1, show cc1's text on 2 MB pages"
 	@echo "make check     every test; last line 'N passed, N failed'"
+	@echo "make bench     real programs under hugetext / THP always / THP madvise: out/bench/report.md"
 	@echo "make stress    debug kernel (KASAN, lockdep) + 10 min exec/toggle/write storm"
 	@echo "make kernel    out/bzImage from the base + patches/"
 	@echo "make series-export   regenerate patches/ from out/src commits"
@@ -30,6 +31,11 @@ rootfs: deps
 
 demo: kernel rootfs
 	@$(S)/demo.sh
+
+# bench.sh builds the kernel only when out/bzImage is missing, and the
+# rootfs when it is missing or older than what the bench puts in it
+bench:
+	@$(S)/bench.sh
 
 check:
 	@$(S)/check.sh

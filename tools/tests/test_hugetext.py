@@ -485,9 +485,75 @@ class TestBench(FixtureCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(self.read(ENABLED), '1')
         self.assertRegex(p.stdout, r'hugetext on \(1\)')
-        if 'counter (mean)' not in p.stdout:
-            self.assertIn('hardware counters unavailable (perf missing or '
-                          'not supported, e.g. under TCG)', p.stdout)
+        if 'stddev%' not in p.stdout:
+            self.assertRegex(p.stdout, r'\ncounters unavailable: \S')
+        self.assertNotRegex(p.stdout, r'(cycles|iTLB-load-misses) .* 0 ')
+
+    def fake_perf(self, mode):
+        """A perf(1) stand-in on PATH: MODE 'counts' counts, 'zeros' counts
+        zeros, 'unsupported' says <not supported>, 'partial' lacks
+        iTLB-load-misses, 'fail' fails like a perf without kernel support."""
+        bindir = os.path.join(self.tmp, 'bin')
+        os.makedirs(bindir, exist_ok=True)
+        with open(os.path.join(bindir, 'perf'), 'w') as f:
+            f.write(FAKE_PERF % {'python': sys.executable, 'mode': mode})
+        os.chmod(os.path.join(bindir, 'perf'), 0o755)
+        return {'PATH': bindir + os.pathsep + os.environ.get('PATH', '')}
+
+    def test_bench_perf_counts_with_spread(self):
+        env = self.fake_perf('counts')
+        p = self.hugetext('bench', '-n', '2', '--', 'true', env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stdout, r'cycles +hugetext on \(1\) +1000000 '
+                         r'+1000000 +0\.0%')
+        self.assertRegex(p.stdout, r'iTLB-load-misses +hugetext off \(0\) '
+                         r'+300 +300')
+        self.assertNotIn('unavailable', p.stdout)
+        p = self.hugetext('bench', '-n', '2', '--json', '--', 'true',
+                          env=env)
+        d = json.loads(p.stdout)
+        self.assertEqual(d['counters']['on']['cycles']['mean'], 1000000)
+        self.assertEqual(d['counters']['off']['iTLB-load-misses']['runs'], 2)
+        self.assertEqual(d['counters_unavailable'], [])
+        self.assertIsNone(d['counters_unavailable_reason'])
+
+    def test_bench_perf_unavailable_reasons(self):
+        for mode, reason in (
+                ('zeros', 'perf counted 0 cycles: no working hardware PMU'),
+                ('unsupported', 'the CPU exposes none of cycles, '
+                 'instructions, iTLB-load-misses'),
+                ('fail', 'perf stat failed (exit 1): WARNING: perf not found '
+                 'for kernel')):
+            p = self.hugetext('bench', '-n', '1', '--', 'true',
+                              env=self.fake_perf(mode))
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn('\ncounters unavailable: ' + reason, p.stdout)
+            self.assertNotIn('stddev%', p.stdout)
+            p = self.hugetext('bench', '-n', '1', '--json', '--', 'true',
+                              env=self.fake_perf(mode))
+            d = json.loads(p.stdout)
+            self.assertIsNone(d['counters'])
+            self.assertTrue(d['counters_unavailable_reason'].startswith(
+                reason), d)
+        p = self.hugetext('bench', '-n', '1', '--', '/bin/true',
+                          env={'PATH': os.path.join(self.tmp, 'empty')})
+        self.assertIn('counters unavailable: perf is not installed',
+                      p.stdout)
+
+    def test_bench_perf_partial(self):
+        p = self.hugetext('bench', '-n', '1', '--', 'true',
+                          env=self.fake_perf('partial'))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn('cycles ', p.stdout)
+        self.assertNotIn('iTLB-load-misses ', p.stdout.split(
+            'counters unavailable')[0])
+        self.assertIn('counters unavailable: iTLB-load-misses not '
+                      'supported', p.stdout)
+
+    def test_bench_no_perf_reason(self):
+        p = self.hugetext('bench', '-n', '1', '--no-perf', '--', 'true')
+        self.assertIn('counters unavailable: disabled with --no-perf',
+                      p.stdout)
 
     def test_bench_failing_command_restores(self):
         p = self.hugetext('bench', '-n', '1', '--no-perf', '--', 'false')
@@ -503,6 +569,34 @@ class TestBench(FixtureCase):
                                        'true').returncode, 2)
         self.assertEqual(self.hugetext('bench', '--',
                                        '/nonexistent/cmd').returncode, 2)
+
+
+FAKE_PERF = r"""#!%(python)s
+import subprocess, sys
+mode = '%(mode)s'
+if mode == 'fail':
+    sys.stderr.write('WARNING: perf not found for kernel 6.12.117\n')
+    sys.exit(1)
+a = sys.argv[1:]
+out = a[a.index('-o') + 1] if '-o' in a else None
+events = a[a.index('-e') + 1].split(',')
+cmd = a[a.index('--') + 1:] if '--' in a else a[-1:]
+rc = subprocess.call(cmd)
+val = {'cycles': '1000000', 'instructions': '2000000',
+       'iTLB-load-misses': '300'}
+lines = []
+for e in events:
+    v = {'zeros': '0', 'unsupported': '<not supported>'}.get(mode, val[e])
+    if mode == 'partial' and e == 'iTLB-load-misses':
+        v = '<not supported>'
+    lines.append('%%s,,%%s,100,100.00,,' %% (v, e))
+text = '\n'.join(lines) + '\n'
+if out:
+    open(out, 'w').write(text)
+else:
+    sys.stderr.write(text)
+sys.exit(rc)
+"""
 
 
 def elf32_exec(p_offset, p_vaddr, p_filesz, p_align=0x1000):

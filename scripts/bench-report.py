@@ -1,0 +1,325 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn the bench guests' console logs into out/bench/results.json,
+report.md and coverage.png (with gnuplot).
+
+  bench-report.py --out DIR --series HASH --kernel-sha1 SHA1 \
+      --mode NAME:BOOTARGS:THP:LOG ...
+
+Each LOG holds the JSON lines the guest printed (scripts/guest/bench)
+between "== bench-json-begin" and "== bench-json-end COUNT SHA1"; the count
+and digest are checked so that a console line mangled by a kernel message
+is an error, not a wrong number.  Standard library only.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+MB = 1 << 20
+PROGRAMS = ['cc1', 'gdb', 'llc', 'jit']
+PROGRAM_TITLE = {
+    'cc1': "gcc's cc1 (ET_EXEC, 20 MB text)",
+    'gdb': 'gdb (PIE, 6 MB text)',
+    'llc': 'llc-14 (libLLVM-14.so.1, 105 MB text DSO)',
+    'jit': 'jitbench (16 MB anonymous code)',
+}
+MODE_TITLE = {
+    'hugetext': 'hugetext=3, THP madvise',
+    'thp-always': 'hugetext=0, THP always (upstream best today)',
+    'default': 'hugetext=0, THP madvise (distribution default)',
+}
+KERNEL_LINE = re.compile(r'^\[\s*\d+\.\d+\]')
+
+
+class ReportError(Exception):
+    pass
+
+
+def extract(log):
+    """The guest's records from console LOG (verified)."""
+    with open(log, 'rb') as f:
+        text = f.read().decode(errors='replace').replace('\r', '')
+    lines = text.split('\n')
+    try:
+        begin = lines.index('== bench-json-begin')
+    except ValueError:
+        raise ReportError('%s: no "== bench-json-begin" line' % log)
+    body, end = [], None
+    for line in lines[begin + 1:]:
+        if line.startswith('== bench-json-end'):
+            end = line.split()
+            break
+        if line.startswith('BJ '):
+            body.append(line[3:])
+        elif line and not KERNEL_LINE.match(line):
+            raise ReportError('%s: unexpected line in the JSON block: %.80s'
+                              % (log, line))
+    if end is None or len(end) != 4:
+        raise ReportError('%s: no "== bench-json-end COUNT SHA1" line' % log)
+    digest = hashlib.sha1('\n'.join(body).encode()).hexdigest()
+    if int(end[2]) != len(body) or end[3] != digest:
+        raise ReportError('%s: JSON block damaged on the console (%d lines, '
+                          'sha1 %s; the guest sent %s lines, sha1 %s)'
+                          % (log, len(body), digest, end[2], end[3]))
+    return [json.loads(b) for b in body]
+
+
+def host_cpu():
+    try:
+        with open('/proc/cpuinfo') as f:
+            for line in f:
+                if line.startswith('model name'):
+                    return line.split(':', 1)[1].strip()
+    except OSError:
+        pass
+    return 'unknown CPU'
+
+
+def fmt(v, spec='%.1f', none='-'):
+    return none if v is None else spec % v
+
+
+def mb(v):
+    return None if v is None else v / MB
+
+
+def plot(out, records, modes):
+    """coverage.png: coverage over time, one panel per program."""
+    datdir = os.path.join(out, 'data')
+    os.makedirs(datdir, exist_ok=True)
+    progs = [p for p in PROGRAMS if any(r['program'] == p for r in records)]
+    script = ['set terminal pngcairo size 1400,1000 font ",10" noenhanced',
+              "set output '%s'" % os.path.join(out, 'coverage.png'),
+              'set multiplot layout 2,2 title "Text on 2 MB pages after '
+              'exec: coverage over time (QEMU TCG guest; guest seconds)"',
+              'set yrange [-5:130]', 'set ytics 0,20,100',
+              'set ylabel "coverage %"',
+              'set xlabel "seconds after exec (guest)"', 'set grid',
+              'set key top left reverse Left samplen 3']
+    # drawn widest first, so that lines on top of each other stay visible
+    styles = {'default': 'lw 8 lc rgb "#c0c0c0"',
+              'thp-always': 'lw 4 lc rgb "#1f77b4" dt 2',
+              'hugetext': 'lw 2 lc rgb "#d62728"'}
+    order = [m for m in ('default', 'thp-always', 'hugetext') if m in modes]
+    order += [m for m in modes if m not in order]
+    for prog in progs:
+        plots = []
+        for mode in order:
+            rec = next((r for r in records if r['program'] == prog
+                        and r['mode'] == mode), None)
+            if rec is None:
+                continue
+            dat = os.path.join(datdir, '%s-%s.dat' % (prog, mode))
+            with open(dat, 'w') as f:
+                f.write('# seconds-after-exec coverage-percent\n')
+                for t, c in rec['series']:
+                    f.write('%s %s\n' % (t, 0 if c is None else c))
+            plots.append("'%s' using 1:2 with steps %s title '%s'"
+                         % (dat, styles.get(mode, 'lw 2'),
+                            MODE_TITLE.get(mode, mode)))
+        script.append('set title "%s"' % PROGRAM_TITLE.get(prog, prog))
+        script.append('plot ' + ', '.join(plots))
+    script.append('unset multiplot')
+    gp = os.path.join(datdir, 'coverage.gp')
+    with open(gp, 'w') as f:
+        f.write('\n'.join(script) + '\n')
+    subprocess.run(['gnuplot', gp], check=True)
+
+
+def verdicts(records):
+    """Per program: hugetext's coverage vs THP=always's (the issue's bar)."""
+    out = []
+    for prog in PROGRAMS:
+        ht = next((r for r in records if r['program'] == prog
+                   and r['mode'] == 'hugetext'), None)
+        al = next((r for r in records if r['program'] == prog
+                   and r['mode'] == 'thp-always'), None)
+        if not ht or not al:
+            continue
+        h, a = ht.get('coverage_final') or 0.0, al.get('coverage_final') or 0.0
+        strict = prog == 'gdb'
+        ok = h > a if strict else h >= a
+        note = ''
+        if prog == 'jit' and not ok:
+            note = (' (expected until the kernel maps anonymous executable '
+                    'memory with huge pages under hugetext bit 1)')
+        out.append({'program': prog, 'hugetext': h, 'thp_always': a,
+                    'required': '>' if strict else '>=', 'ok': ok,
+                    'note': note})
+    return out
+
+
+def report(out, res):
+    recs = res['records']
+    modes = res['modes']
+    L = []
+    L.append('# hugetext bench report')
+    L.append('')
+    L.append('Generated by `make bench` on %s.' % res['generated'])
+    L.append('')
+    L.append('> **These are not hardware timings.** Everything here ran in a '
+             'QEMU TCG guest (%s). TCG emulates the CPU in software and has '
+             'no hardware TLB, so "seconds" below are guest seconds of an '
+             'emulated machine and say nothing about speed. The bench shows '
+             'what the kernel does: how much text gets 2 MB pages and how '
+             'soon, page faults, page-table and page-cache memory, and '
+             "khugepaged's CPU time. To measure speed on real hardware use "
+             '`tools/hugetext bench -- CMD` (see Documentation/bench.md).'
+             % res['measured'])
+    L.append('')
+    env = recs[0]['env'] if recs else {}
+    L.append('- kernel: `%s` (%s)' % (env.get('kernel', '?'),
+                                       env.get('kernel_version', '?')))
+    L.append('- series: `%s` (sha1 of patches/series and its patches); '
+             'bzImage sha1 `%s`' % (res['series_version'], res['bzimage_sha1']))
+    L.append('- measured: %s' % res['measured'])
+    L.append('- khugepaged knobs: defaults (scan_sleep_millisecs %s, '
+             'pages_to_scan %s)'
+             % (env.get('knobs', {}).get('khugepaged/scan_sleep_millisecs'),
+                env.get('knobs', {}).get('khugepaged/pages_to_scan')))
+    L.append('')
+    L.append('| mode | kernel command line | THP `enabled` | '
+             '`hugetext_enabled` |')
+    L.append('|---|---|---|---|')
+    for m in modes:
+        r = next((r for r in recs if r['mode'] == m), None)
+        if r is None:
+            continue
+        k = r['env']['knobs']
+        L.append('| %s | `%s` | %s | %s |' % (
+            m, res['mode_args'][m], k.get('enabled'),
+            k.get('hugetext_enabled', 'absent')))
+    L.append('')
+    L.append('## Results')
+    L.append('')
+    L.append('Coverage: 2 MB-mapped text / the full 2 MB regions of the text '
+             '(congruent to the file offset), last sample while the program '
+             'ran. Entries: page-table entries that map the text\'s resident '
+             'part (4 KB PTEs + PMDs). Extra cache: page-cache growth over the '
+             'run minus that of the default mode. Columns are explained in '
+             '[Documentation/bench.md](../../Documentation/bench.md).')
+    L.append('')
+    hdr = ['program', 'mode', 'coverage %', 'full at (s)', 'ideal MB',
+           'text PMDs', 'text PTEs', 'entries', 'minflt', 'VmPTE kB',
+           'cache MB', 'huge cache MB', 'extra cache MB', 'khugepaged s',
+           'kworker s', 'run s', 'ok']
+    L.append('| ' + ' | '.join(hdr) + ' |')
+    L.append('|' + '---|' * len(hdr))
+    for prog in PROGRAMS:
+        base = next((r for r in recs if r['program'] == prog
+                     and r['mode'] == 'default'), None)
+        for m in modes:
+            r = next((r for r in recs if r['program'] == prog
+                      and r['mode'] == m), None)
+            if r is None:
+                continue
+            extra = (mb(r['page_cache_growth'] - base['page_cache_growth'])
+                     if base else None)
+            L.append('| ' + ' | '.join([
+                prog, m, fmt(r.get('coverage_final')),
+                fmt(r.get('time_to_full_s'), '%.2f', 'never'),
+                fmt(mb(r.get('ideal')), '%.0f'),
+                fmt(r.get('text_pmds'), '%d'), fmt(r.get('text_ptes'), '%d'),
+                fmt(r.get('text_entries'), '%d'), '%d' % r['minflt'],
+                fmt(None if r.get('vm_pte') is None else r['vm_pte'] / 1024,
+                    '%d'),
+                fmt(mb(r['page_cache_growth'])),
+                fmt(mb(r['file_huge_pages_growth'])),
+                fmt(extra, '%+.1f'),
+                fmt(r['khugepaged_cpu_s'], '%.2f'),
+                fmt(r['kworker_cpu_s'], '%.2f'),
+                fmt(r['wall_s']), 'yes' if r['ok'] else 'NO']) + ' |')
+    L.append('')
+    L.append('![coverage over time](coverage.png)')
+    L.append('')
+    L.append('## Bar: hugetext (THP madvise) vs upstream THP=always')
+    L.append('')
+    for v in res['verdicts']:
+        L.append('- %s: hugetext %.1f %% %s THP=always %.1f %%: %s%s'
+                 % (v['program'], v['hugetext'], v['required'],
+                    v['thp_always'], 'met' if v['ok'] else 'NOT met',
+                    v['note']))
+    L.append('')
+    L.append('## Programs')
+    L.append('')
+    seen = set()
+    for r in recs:
+        if r['program'] in seen:
+            continue
+        seen.add(r['program'])
+        L.append('- **%s**: %s; `%s`' % (r['program'], r['what'],
+                                         r['command']))
+    L.append('')
+    L.append('Raw data: `results.json` (one record per program and mode, '
+             'with the coverage series), `data/*.dat`, the console logs '
+             '`console-MODE.log`.')
+    with open(os.path.join(out, 'report.md'), 'w') as f:
+        f.write('\n'.join(L) + '\n')
+    return L
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--out', required=True)
+    ap.add_argument('--series', required=True)
+    ap.add_argument('--kernel-sha1', required=True)
+    ap.add_argument('--mode', action='append', required=True,
+                    help='NAME:BOOTARGS:THP:LOG')
+    a = ap.parse_args()
+    records, modes, mode_args, errors = [], [], {}, []
+    for spec in a.mode:
+        name, args, thp, log = spec.split(':', 3)
+        modes.append(name)
+        mode_args[name] = '%s htthp=%s' % (args, thp)
+        try:
+            recs = extract(log)
+        except (OSError, ReportError, ValueError) as e:
+            errors.append(str(e))
+            continue
+        for r in recs:
+            r['mode'] = name
+            r['mode_title'] = MODE_TITLE.get(name, name)
+            r['boot_args'] = args
+            r['thp_enabled'] = thp
+            r['series_version'] = a.series
+            r['bzimage_sha1'] = a.kernel_sha1
+            records.append(r)
+    if not records:
+        print('bench-report: no results: %s' % '; '.join(errors),
+              file=sys.stderr)
+        return 1
+    guest_cpus = records[0]['env'].get('cpus')
+    measured = 'QEMU TCG guest on %s, 2 vCPUs' % host_cpu()
+    if guest_cpus != 2:
+        measured += ' (-smp 2; the guest kernel brought up %s)' % guest_cpus
+    for r in records:
+        r['measured'] = measured
+        r['kernel'] = r['env']['kernel']
+        r['knobs'] = r['env']['knobs']
+    res = {'generated': time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime()),
+           'measured': measured, 'series_version': a.series,
+           'bzimage_sha1': a.kernel_sha1, 'modes': modes,
+           'mode_args': mode_args, 'errors': errors,
+           'verdicts': verdicts(records), 'records': records}
+    with open(os.path.join(a.out, 'results.json'), 'w') as f:
+        json.dump(res, f, indent=1, sort_keys=True)
+        f.write('\n')
+    plot(a.out, records, modes)
+    lines = report(a.out, res)
+    # the table and the bar on stdout too
+    start = lines.index('## Results')
+    end = lines.index('## Programs')
+    print('\n'.join(lines[start:end]))
+    for e in errors:
+        print('bench-report: %s' % e, file=sys.stderr)
+    return 1 if errors else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

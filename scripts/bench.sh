@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# make bench: boot the patched kernel once per mode under QEMU (TCG) and run
+# real programs in the guest (scripts/guest/bench): gcc's cc1, gdb (a PIE),
+# llc-14 (a 105 MB-text DSO) and a JIT-like program.  Modes:
+#   hugetext    hugetext=3, THP enabled=madvise
+#   thp-always  hugetext=0, THP enabled=always   (upstream's best today)
+#   default     hugetext=0, THP enabled=madvise  (the distribution default)
+# Writes out/bench/results.json, report.md and coverage.png (gnuplot).
+#   HUGETEXT_BENCH_MODES="hugetext default"   run some modes only
+#   HUGETEXT_BENCH_PROGRAMS=cc1,gdb           run some programs only
+# TCG timing is not hardware timing: the report shows coverage, faults and
+# memory, not speed.  tools/hugetext bench measures speed on real hardware.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+out="$top/out"
+dir="$out/bench"
+. "$top/scripts/base.sh"
+t0=$(date +%s)
+
+"$top/scripts/deps.sh"
+if [ ! -f "$out/bzImage" ]; then
+	echo "bench: no out/bzImage, building it"
+	"$top/scripts/fetch-source.sh"
+	"$top/scripts/build-kernel.sh"
+fi
+
+# the rootfs: rebuilt when missing or older than what the bench puts in it
+img="$out/rootfs.img"
+rebuild=0
+[ -f "$img" ] || rebuild=1
+for f in scripts/guest/bench scripts/guest/init scripts/mkrootfs.sh \
+	scripts/gen-demo-input.py tools/bench/jitbench.c tools/hugetext; do
+	[ "$top/$f" -nt "$img" ] && rebuild=1
+done
+if [ $rebuild -eq 0 ] && ! debugfs -R 'ls /opt/hugetext' "$img" 2>/dev/null | grep -q jitbench; then
+	rebuild=1
+fi
+[ $rebuild -eq 0 ] || "$top/scripts/mkrootfs.sh"
+
+mkdir -p "$dir"
+rm -rf "$dir/data" "$dir"/console-*.log* "$dir/results.json" "$dir/report.md" "$dir/coverage.png"
+# every mode boots the same kernel, even if out/bzImage is replaced meanwhile
+cp "$out/bzImage" "$dir/bzImage"
+ksha=$(sha1sum "$dir/bzImage" | cut -d' ' -f1)
+series=$(series_hash "$top")
+
+all_modes=(hugetext:hugetext=3:madvise thp-always:hugetext=0:always default:hugetext=0:madvise)
+want=${HUGETEXT_BENCH_MODES:-hugetext thp-always default}
+progs=${HUGETEXT_BENCH_PROGRAMS:-cc1,gdb,llc,jit}
+specs=() failed=0
+for m in "${all_modes[@]}"; do
+	IFS=: read -r name args thp <<<"$m"
+	case " $want " in *" $name "*) ;; *) continue ;; esac
+	log="$dir/console-$name.log"
+	echo "bench: booting with $args, THP enabled=$thp ($name)"
+	b0=$(date +%s)
+	if "$top/scripts/run-qemu.sh" --log "$log" --timeout 480 --kernel "$dir/bzImage" -- \
+		$args htrun=bench htthp="$thp" htbench="$progs"; then
+		:
+	else
+		echo "bench: the $name guest FAILED (console: $log)"; failed=1
+	fi
+	tr -d '\r' <"$log" | grep -a '^== bench: ' | sed 's/^/  /' || true
+	echo "bench: $name took $(( $(date +%s) - b0 )) s"
+	specs+=(--mode "$name:$args:$thp:$log")
+done
+
+rc=0
+python3 "$top/scripts/bench-report.py" --out "$dir" --series "$series" \
+	--kernel-sha1 "$ksha" "${specs[@]}" || rc=$?
+echo "bench: $dir/report.md, $dir/results.json, $dir/coverage.png"
+echo "bench: done in $(( $(date +%s) - t0 )) s"
+[ $failed -eq 0 ] && [ $rc -eq 0 ]
