@@ -26,7 +26,7 @@ PROGRAMS = ['cc1', 'gdb', 'llc', 'jit']
 PROGRAM_TITLE = {
     'cc1': "gcc's cc1 (ET_EXEC, 20 MB text)",
     'gdb': 'gdb (PIE, 6 MB text)',
-    'llc': 'llc-14 (libLLVM-14.so.1, 105 MB text DSO)',
+    'llc': 'llc-14 (libLLVM-14.so.1, 97 MB text DSO)',
     'jit': 'jitbench (16 MB anonymous code)',
 }
 MODE_TITLE = {

@@ -64,7 +64,7 @@ python3 "$top/scripts/gen-demo-input.py" 40 >"$root/opt/hugetext/big.c"
 # a real PIE with 6 MB of text and 50-odd DSOs: Debian's gdb
 copy_with_libs /usr/bin/gdb
 # make bench: its guest script, a JIT-like program (static), and llc-14,
-# which does its work in a DSO with 105 MB of text (libLLVM-14.so.1)
+# which does its work in a DSO with 97 MB of text (libLLVM-14.so.1)
 install -m 0755 "$top/scripts/guest/bench" "$root/opt/hugetext/bench"
 python3 "$top/scripts/gen-demo-input.py" 120 >"$root/opt/hugetext/bench.c"
 gcc -static -O2 -Wall -Wextra -o "$root/opt/hugetext/jitbench" "$top/tools/bench/jitbench.c"
