@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make bench: boot the patched kernel once per mode under QEMU (TCG) and run
 # real programs in the guest (scripts/guest/bench): gcc's cc1, gdb (a PIE),
-# llc-14 (a 105 MB-text DSO) and a JIT-like program.  Modes:
+# llc-14 (a 97 MB-text DSO) and a JIT-like program.  Modes:
 #   hugetext    hugetext=3, THP enabled=madvise
 #   thp-always  hugetext=0, THP enabled=always   (upstream's best today)
 #   default     hugetext=0, THP enabled=madvise  (the distribution default)
