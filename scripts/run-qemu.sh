@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Boot out/bzImage on out/rootfs.img under QEMU and return the guest's verdict.
 #
-#   run-qemu.sh --log FILE [--timeout SEC] [--kernel IMG] [--] CMDLINE-ARGS...
+#   run-qemu.sh --log FILE [--timeout SEC] [--kernel IMG] [--rootfs IMG] [--] CMDLINE-ARGS...
 #
 # TCG by default (-accel tcg -cpu max); HUGETEXT_KVM=1 opts in to KVM.
 # The guest's exit status comes back on the second serial port as
@@ -16,6 +16,7 @@ while [ $# -gt 0 ]; do
 	--log) log=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--kernel) kernel=$2; shift 2 ;;
+	--rootfs) rootfs=$2; shift 2 ;;
 	--) shift; break ;;
 	*) break ;;
 	esac

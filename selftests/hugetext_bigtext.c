@@ -69,6 +69,11 @@ static long ms_since_start(void)
 	       (long)(start * 1000 / sysconf(_SC_CLK_TCK));
 }
 
+#ifdef FILL
+/* the tail-padding helpers (mk_padtext.sh): FILL bytes of nops, then 42 */
+extern uint32_t pad_fill(void);
+#endif
+
 static int run_all(void)
 {
 	uint64_t i;
@@ -77,6 +82,10 @@ static int run_all(void)
 	for (i = 0; i < ht_nr_fns; i++)
 		if (ht_fn_table[i]() != (uint32_t)(i * 2654435761u))
 			bad++;
+#ifdef FILL
+	if (pad_fill() != 42)
+		bad++;
+#endif
 	return bad;
 }
 

@@ -3,11 +3,16 @@
  * /sys/kernel/mm/transparent_hugepage/hugetext_enabled: every value 0..3
  * round-trips, every bad write fails with EINVAL and changes nothing, and
  * enabling hugetext starts khugepaged even with THP "never" (disabling
- * stops it again).
+ * stops it again).  Finally, good and bad writers race on hugetext_enabled
+ * and hugetext_pad_threshold: the bad writes still all fail and the value
+ * ends as the last good write left it.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "kselftest.h"
 #include "hugetext_util.h"
@@ -22,6 +27,42 @@ static const char *const bad[] = {
 	"18446744073709551617", longstr,
 };
 
+/*
+ * Concurrent writers: one process writes good values (the last one known),
+ * another bad ones, @rounds each.  Every bad write must fail with EINVAL,
+ * every good one succeed, and the knob must end at the last good value.
+ */
+static int concurrent_writers(const char *knob, const char *const *good,
+			      int ngood, int rounds)
+{
+	static const char *const junk[] = { "-1", "0x1", " 1", "4194304", "abc", longstr };
+	int status, i, errs = 0;
+	pid_t w[2];
+
+	for (i = 0; i < 2; i++) {
+		w[i] = fork();
+		if (w[i] == 0) {
+			int r, bad = 0;
+
+			for (r = 0; r < rounds; r++) {
+				int err = i ? knob_write(knob, junk[r % 6]) :
+					      knob_write(knob, good[r % ngood]);
+
+				if (i ? err != -EINVAL : err != 0)
+					bad++;
+			}
+			_exit(bad ? 1 : 0);
+		}
+	}
+	for (i = 0; i < 2; i++)
+		if (w[i] < 0 || waitpid(w[i], &status, 0) != w[i] ||
+		    !WIFEXITED(status) || WEXITSTATUS(status))
+			errs++;
+	if (errs)
+		return -1;
+	return knob_read_long(knob) == strtol(good[(rounds - 1) % ngood], NULL, 10) ? 0 : -2;
+}
+
 int main(void)
 {
 	char want[8], got[64];
@@ -32,7 +73,7 @@ int main(void)
 	if (!knob_exists(KNOB))
 		ksft_exit_skip("kernel without CONFIG_HUGETEXT (no %s%s)\n", THP_DIR, KNOB);
 	memset(longstr, '1', sizeof(longstr) - 1);
-	ksft_set_plan(8 + sizeof(bad) / sizeof(bad[0]) + 4);
+	ksft_set_plan(8 + sizeof(bad) / sizeof(bad[0]) + 4 + 2);
 	knobs_save();
 
 	for (v = 0; v <= 3; v++) {
@@ -97,6 +138,23 @@ int main(void)
 		knob_write(KNOB, "0");
 		ksft_test_result(!khugepaged_running(),
 				 "THP=never, hugetext=0 again: khugepaged stopped\n");
+	}
+	{
+		static const char *const good_mode[] = { "1", "3", "0", "2" };
+		static const char *const good_pad[] = { "4096", "0", "2097151", "65536" };
+		int rc = concurrent_writers(KNOB, good_mode, 4, 2000);
+
+		ksft_test_result(rc == 0,
+				 "%s: 2000 good and 2000 bad writes racing: bad ones all EINVAL, value is the last good one (%d)\n",
+				 KNOB, rc);
+		if (!knob_exists("hugetext_pad_threshold"))
+			ksft_test_result_skip("no hugetext_pad_threshold\n");
+		else {
+			rc = concurrent_writers("hugetext_pad_threshold", good_pad, 4, 2000);
+			ksft_test_result(rc == 0,
+					 "hugetext_pad_threshold: 2000 good and 2000 bad writes racing: bad ones all EINVAL, value is the last good one (%d)\n",
+					 rc);
+		}
 	}
 	knobs_restore();
 	ksft_finished();

@@ -6,7 +6,11 @@
 # waits (cc1 reading an empty pipe, gdb running "shell sleep"), and its text
 # coverage -- PMD-mapped bytes / the full 2 MB regions its text could fill --
 # is read with the hugetext tool.  hugetext=1: 100% within 2 s of exec;
-# hugetext=0: 0%.  TAP; knobs restored on exit.
+# hugetext=0: 0%.  Then tail padding: with hugetext_pad_threshold=4096,
+# cc1's text mapping reaches the next 2 MB boundary and 18 MB of it are
+# PMD-mapped instead of 16 MB, and cc1 still compiles a 40-function C file
+# to exactly the assembly it produces without hugetext.  TAP; knobs
+# restored on exit.
 T=/sys/kernel/mm/transparent_hugepage
 HT="python3 /opt/hugetext/hugetext"
 n=0 fail=0
@@ -16,10 +20,14 @@ nok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n $*"; }
 [ -f $T/hugetext_enabled ] || { echo "1..0 # SKIP kernel without CONFIG_HUGETEXT"; exit 4; }
 saved_ht=$(cat $T/hugetext_enabled)
 saved_thp=$(sed 's/.*\[\(.*\)\].*/\1/' $T/enabled)
-trap 'echo $saved_ht >$T/hugetext_enabled; echo $saved_thp >$T/enabled' EXIT
+saved_pad=
+[ -f $T/hugetext_pad_threshold ] && saved_pad=$(cat $T/hugetext_pad_threshold) &&
+	echo 0 >$T/hugetext_pad_threshold
+trap 'echo $saved_ht >$T/hugetext_enabled; echo $saved_thp >$T/enabled
+	[ -z "$saved_pad" ] || echo $saved_pad >$T/hugetext_pad_threshold' EXIT
 echo madvise >$T/enabled
 echo "TAP version 13"
-echo "1..4"
+echo "1..6"
 
 # coverage PID NAME: print "<coverage-percent> <huge-bytes> <ideal-bytes> <congruent>"
 coverage() {
@@ -61,4 +69,35 @@ for mode in 1 0; do
 	if [ "${1:-x}" = $want ]; then ok "hugetext=$mode: gdb (PIE, 6 MB text) coverage $1%"
 	else nok "hugetext=$mode: gdb (PIE, 6 MB text) coverage ${1:-?}%, expected $want%"; fi
 done
+
+# tail padding
+if [ -z "$saved_pad" ]; then
+	echo "ok 5 # SKIP kernel without hugetext_pad_threshold"
+	echo "ok 6 # SKIP kernel without hugetext_pad_threshold"
+	exit 0
+fi
+echo 1 >$T/hugetext_enabled
+echo 4096 >$T/hugetext_pad_threshold
+echo 3 >/proc/sys/vm/drop_caches
+set -- $(run_held cc1 "$cc1" -quiet -nostdinc -O2 - -o /tmp/empty.s)
+echo "# padding 4096: cc1 text coverage $1% ($2 of $3 bytes PMD-mapped), congruent $4"
+if [ "${1:-x}" = 100 ] && [ "${2:-0}" = $((18 << 20)) ]; then
+	ok "padding: cc1 has 18 MB of text PMD-mapped (16 MB without)"
+else
+	nok "padding: cc1 has ${2:-?} bytes of text PMD-mapped, expected 18 MB (coverage ${1:-?}%)"
+fi
+"$cc1" -quiet -nostdinc -O2 /opt/hugetext/big.c -o /tmp/pad.s 2>/tmp/pad.err
+rc1=$?
+echo 0 >$T/hugetext_pad_threshold
+echo 0 >$T/hugetext_enabled
+echo 3 >/proc/sys/vm/drop_caches
+"$cc1" -quiet -nostdinc -O2 /opt/hugetext/big.c -o /tmp/nopad.s 2>>/tmp/pad.err
+rc2=$?
+if [ $rc1 = 0 ] && [ $rc2 = 0 ] && cmp -s /tmp/pad.s /tmp/nopad.s && [ -s /tmp/pad.s ]; then
+	ok "padding: cc1's output equals its output without hugetext ($(wc -c </tmp/pad.s) bytes)"
+else
+	sed 's/^/# /' /tmp/pad.err
+	nok "padding: cc1 output differs or failed (exit $rc1 / $rc2)"
+fi
+rm -f /tmp/pad.s /tmp/nopad.s /tmp/pad.err
 [ $fail = 0 ]

@@ -1,10 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# hugetext_stress.sh [SECONDS] [SEED]: exec storms of three large programs
-# (ET_EXEC, PIE, DSO) while another task toggles hugetext_enabled and
-# khugepaged's knobs, another replaces a binary with new valid content
-# (write a copy, rename it over), opens the DSO for write and drops caches,
-# and some runs are squeezed by a memory cgroup so that collapses fail.
+# hugetext_stress.sh [SECONDS] [SEED]: exec storms of four large programs
+# (ET_EXEC, PIE, DSO, and an ET_EXEC whose text tail is padded) while
+# another task toggles hugetext_enabled, hugetext_pad_threshold,
+# max_nr_hugetext (when present) and khugepaged's knobs, another replaces
+# a binary with new valid content (write a copy, rename it over), opens
+# the DSO for write, truncates a copy of the DSO while a program maps it
+# and drops caches, and some runs are squeezed by a memory cgroup so that
+# collapses fail.
 # Every run checks its own results and compares its mapped text with its
 # file, so a wrong byte is caught.  The console is scanned for kernel
 # badness by the host.  TAP; knobs restored on exit; the seed is printed
@@ -24,20 +27,25 @@ DIR=$(dirname "$0")
 W=/var/tmp/hugetext-stress
 [ -f $T/hugetext_enabled ] || { echo "1..0 # SKIP kernel without CONFIG_HUGETEXT"; exit 4; }
 
+PAD=$T/hugetext_pad_threshold MAXNR=$K/max_nr_hugetext
 saved="$(cat $T/hugetext_enabled) $(cat $K/scan_sleep_millisecs) $(cat $K/pages_to_scan) $(sed 's/.*\[\(.*\)\].*/\1/' $T/enabled)"
+saved="$saved $(cat $PAD 2>/dev/null || echo -) $(cat $MAXNR 2>/dev/null || echo -)"
 restore() {
 	set -- $saved
 	echo $1 >$T/hugetext_enabled; echo $2 >$K/scan_sleep_millisecs
 	echo $3 >$K/pages_to_scan; echo $4 >$T/enabled
+	[ "$5" = - ] || echo $5 >$PAD
+	[ "$6" = - ] || echo $6 >$MAXNR
 }
 trap 'kill $TOG $MUT 2>/dev/null; restore' EXIT
 echo "TAP version 13"
 echo "1..3"
 echo "# seed $SEED, $SECS s"
 
-rm -rf $W; mkdir -p $W/lib $W/res
-cp "$DIR/hugetext_bigtext" "$DIR/hugetext_bigpie" $W/
+rm -rf $W; mkdir -p $W/lib $W/victim $W/res
+cp "$DIR/hugetext_bigtext" "$DIR/hugetext_bigpie" "$DIR/hugetext_padok" $W/
 cp "$DIR/hugetext_biglib" "$DIR/libhugetext_big.so" $W/lib/
+cp "$DIR/hugetext_biglib" "$DIR/libhugetext_big.so" $W/victim/
 echo madvise >$T/enabled
 before=$(grep '^hugetext_' /proc/vmstat | tr '\n' ' ')
 
@@ -61,18 +69,26 @@ end=$(( $(cut -d. -f1 /proc/uptime) + SECS ))
 		rnd 3; case $r in 0) echo 10000 ;; 1) echo 100 ;; *) echo 0 ;; esac >$K/scan_sleep_millisecs
 		rnd 3; case $r in 0) echo 4096 ;; 1) echo 512 ;; *) echo 65536 ;; esac >$K/pages_to_scan
 		rnd 4; [ $r = 0 ] && echo never >$T/enabled || echo madvise >$T/enabled
+		rnd 3; [ -f $PAD ] && case $r in 0) echo 0 ;; 1) echo 4096 ;; *) echo 2097151 ;; esac >$PAD
+		rnd 3; [ -f $MAXNR ] && case $r in 0) echo 0 ;; 1) echo 1 ;; *) echo 4 ;; esac >$MAXNR
 		usleep $(( (s % 200 + 20) * 1000 ))
 	done
 ) & TOG=$!
 (	# mutator: replace the ET_EXEC with new valid content, open the DSO
-	# for write, drop caches
+	# for write, truncate a DSO a program has mapped (that program may
+	# die of SIGBUS: its result is not counted), drop caches
 	s=$((SEED + 2))
 	while [ $(cut -d. -f1 /proc/uptime) -lt $end ]; do
-		rnd 3
+		rnd 4
 		case $r in
 		0) cp "$DIR/hugetext_bigtext" $W/new.tmp && mv -f $W/new.tmp $W/hugetext_bigtext ;;
 		1) : >>$W/lib/libhugetext_big.so ;;
 		2) echo 3 >/proc/sys/vm/drop_caches ;;
+		3) $W/victim/hugetext_biglib huge --timeout 2000 >/dev/null 2>&1 &
+		   usleep $(( (s % 500 + 100) * 1000 ))
+		   truncate -s 1M $W/victim/libhugetext_big.so
+		   wait $!
+		   cat "$DIR/libhugetext_big.so" >$W/victim/libhugetext_big.so ;;
 		esac
 		usleep $(( (s % 300 + 50) * 1000 ))
 	done
@@ -92,11 +108,12 @@ reap() {
 runs=0 bad=0 prev=
 s=$((SEED + 3))
 while [ $(cut -d. -f1 /proc/uptime) -lt $end ]; do
-	rnd 3
+	rnd 4
 	case $r in
 	0) p=$W/hugetext_bigtext ;;
 	1) p=$W/hugetext_bigpie ;;
 	2) p=$W/lib/hugetext_biglib ;;
+	3) p=$W/hugetext_padok ;;
 	esac
 	rnd 4
 	runs=$((runs + 1))

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * File text collapse: run hugetext_bigtext (16 MB of congruent ET_EXEC text
- * on ext4) under hugetext modes x THP modes x opt-outs and check that its
- * text is PMD-mapped exactly when hugetext says it should be, that it still
- * computes the right results and that its mapped text equals its file.
+ * on ext4) under hugetext modes 0..3 x THP always/madvise/never and with
+ * opt-outs, and check that its text is PMD-mapped exactly when it should be
+ * (bit 0 or THP=always, and no opt-out), that it still computes the right
+ * results and that its mapped text equals its file.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -36,6 +37,12 @@ static const struct tcase cases[] = {
 	{ "0", "madvise", "none", 0, "hugetext=0 leaves text alone with THP=madvise" },
 	{ "0", "never", "none", 0, "hugetext=0 leaves text alone with THP=never" },
 	{ "2", "madvise", "none", 0, "hugetext=2 (anon only) leaves file text alone" },
+	{ "2", "never", "none", 0, "hugetext=2 (anon only) leaves file text alone with THP=never" },
+	{ "3", "madvise", "huge", 0, "hugetext=3 collapses text with THP=madvise" },
+	{ "0", "always", "huge", 0, "hugetext=0, THP=always: khugepaged collapses text as upstream does" },
+	{ "1", "always", "huge", 0, "hugetext=1 collapses text with THP=always" },
+	{ "2", "always", "huge", 0, "hugetext=2, THP=always: text collapsed by THP alone" },
+	{ "3", "always", "huge", 0, "hugetext=3 collapses text with THP=always" },
 	{ "1", "madvise", "none", OPT_MADV, "MADV_NOHUGEPAGE keeps text at 4K under hugetext=1" },
 	{ "1", "madvise", "none", OPT_PRCTL, "PR_SET_THP_DISABLE keeps text at 4K under hugetext=1" },
 };

@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build a tail-padding helper: hugetext_bigtext.c (a few real functions)
+# plus padtext.S, a static ET_EXEC whose text segment ends 1.5 MB past a
+# 2 MB boundary (1 full 2 MB region + a 1.5 MB tail), in one of four
+# layouts:
+#   ok    .rodata (1 MB) follows the text at the same file offset delta:
+#         padding may cover it
+#   rw    .rodata is small, so the writable data segment lies within the
+#         2 MB region of the tail: no padding
+#   near  .rodata starts 64 KB into the tail's region at another delta
+#         (other file bytes at those addresses): no padding
+#   eof   .rodata and .data are linked far away and the file is stripped:
+#         the file ends inside the tail's region: no padding
+# Two links: the first measures where the text ends without the filler.
+#   mk_padtext.sh CC OUT VARIANT SMALL_S CFLAGS...
+set -euo pipefail
+cc=$1 out=$2 variant=$3 small=$4; shift 4
+src=$(cd "$(dirname "$0")" && pwd)
+name=$(basename "$out")
+case $variant in
+ok)   defs=(-DBIG_RODATA -DFILE_FILLER) ;;
+rw)   defs=(-DFILE_FILLER) ;;
+near) defs=(-DBIG_RODATA -DFILE_FILLER) ;;
+eof)  defs=() ;;
+*)    echo "mk_padtext.sh: unknown layout $variant" >&2; exit 2 ;;
+esac
+link() {	# link FILL [LDFLAGS...]
+	local fill=$1; shift
+	"$cc" "$@" -no-pie -static -DTEXT_NAME="\"$name\"" -DFILL="$fill" \
+		"${defs[@]}" -o "$out" "$src/hugetext_bigtext.c" "$small" \
+		-x assembler-with-cpp "$src/padtext.S" -x none \
+		"$src/hugetext_util.c" "${ldflags[@]}"
+}
+text_end() {	# end of the R E PT_LOAD
+	local t off va pa fsz msz f1 f2 rest
+	readelf -lW "$out" | while read -r t off va pa fsz msz f1 f2 rest; do
+		if [ "$t" = LOAD ] && [ "$f2" = E ]; then echo $((va + fsz)); fi
+	done
+}
+M2=$((2 << 20))
+ldflags=()
+[ "$variant" = eof ] && ldflags=(-Wl,-Trodata-segment=0x40000000 -s)
+link 0 "$@"
+e0=$(text_end)
+target=$(( (e0 + M2 - 1) / M2 * M2 + M2 + 0x180000 ))
+[ "$variant" = near ] && ldflags=(-Wl,-Trodata-segment=$(printf '%#x' $(( (target + 0xffff) / 0x10000 * 0x10000 + 0x10000 ))))
+link $((target - e0)) "$@"
+printf '%s: %s layout, text ends at %#x\n' "$name" "$variant" "$(text_end)"
