@@ -55,6 +55,7 @@ step tool-stat-json-host sh -c "'$top/tools/hugetext' stat --json | python3 -m j
 if step kernel-builds-bisectable-and-hugetext-n "$top/scripts/bisect-build.sh"; then
 	step rootfs "$top/scripts/mkrootfs.sh" && {
 		boot hugetext1 hugetext=1 htrun=check:boot1
+		boot hugetext1b hugetext=1 htrun=check:boot1b
 		boot hugetext0 hugetext=0 htrun=check:boot0
 		boot hugetext3 hugetext=3 htrun=check:boot3
 		boot hugetext-garbage hugetext=garbage htrun=check:bootbad

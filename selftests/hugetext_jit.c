@@ -11,8 +11,9 @@
  * Expected: both 2 MB regions huge when bit 1 is set or THP is "always",
  * none otherwise (hugetext 0..3 x THP always/madvise/never), none with
  * MADV_NOHUGEPAGE or PR_SET_THP_DISABLE, none for non-executable memory
- * under bit 1, huge at fault for a read-write-execute mapping, and the
- * hugetext_anon_exec counter follows.
+ * under bit 1, huge at fault for a read-write-execute mapping, huge within
+ * 3 s of mprotect() with khugepaged's default 10 s pace (the prompt
+ * collapse), and the hugetext_anon_exec counter follows.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -31,7 +32,7 @@
 #define FN_SIZE		64
 #define NR_FNS		(JIT_SIZE / FN_SIZE)
 
-enum { OPT_NONE, OPT_MADV, OPT_PRCTL, OPT_RWX, OPT_NOEXEC };
+enum { OPT_NONE, OPT_MADV, OPT_PRCTL, OPT_RWX, OPT_NOEXEC, OPT_PROMPT };
 
 struct jcase {
 	const char *hugetext;
@@ -60,6 +61,8 @@ static const struct jcase cases[] = {
 	{ "2", "madvise", OPT_PRCTL, 0, "hugetext=2: PR_SET_THP_DISABLE keeps JIT code at 4K" },
 	{ "2", "madvise", OPT_NOEXEC, 0, "hugetext=2: memory never made executable stays 4K" },
 	{ "2", "madvise", OPT_RWX, 1, "hugetext=2: read-write-execute mapping huge at fault" },
+	{ "2", "madvise", OPT_PROMPT, 1,
+	  "hugetext=2: JIT code huge within 3 s of mprotect(PROT_EXEC) with khugepaged's default 10 s pace" },
 };
 
 static uint32_t fn_value(unsigned long i)
@@ -140,7 +143,7 @@ static int jit_child(const struct jcase *c)
 		return 1;
 	}
 	if (c->huge)
-		khugepaged_wait(1000, 30000, all_huge, &opt);
+		khugepaged_wait(1000, opt == OPT_PROMPT ? 3000 : 30000, all_huge, &opt);
 	else if (khugepaged_running())
 		khugepaged_wait(3, 5000, all_huge, &opt);
 	else
@@ -183,7 +186,10 @@ static int run_case(const struct jcase *c)
 	}
 	if (knob_exists("hugepages-2048kB/enabled"))
 		knob_write("hugepages-2048kB/enabled", "inherit");
-	khugepaged_fast();
+	if (c->opt == OPT_PROMPT)
+		khugepaged_defaults();
+	else
+		khugepaged_fast();
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
