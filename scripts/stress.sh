@@ -14,8 +14,11 @@ log="$top/out/stress/console-$seed.log"
 "$top/scripts/deps.sh" && "$top/scripts/fetch-source.sh" >/dev/null &&
 	"$top/scripts/build-kernel.sh" --name debug "$top/scripts/debug.config" &&
 	"$top/scripts/mkrootfs.sh" >/dev/null || { echo "0 passed, 1 failed"; exit 1; }
+# a copy of the image: other guests (make bench, make demo) may use rootfs.img
+cp --sparse=always "$top/out/rootfs.img" "$top/out/stress/rootfs.img"
 echo "stress: seed $seed, $secs s, debug kernel out/bzImage-debug"
 "$top/scripts/run-qemu.sh" --kernel "$top/out/bzImage-debug" --log "$log" \
+	--rootfs "$top/out/stress/rootfs.img" \
 	--timeout $(( secs * 3 + 900 )) -- hugetext=1 htrun=check:stress \
 	htstress_secs="$secs" htstress_seed="$seed"
 rc=$?
