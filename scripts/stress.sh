@@ -15,13 +15,15 @@ log="$top/out/stress/console-$seed.log"
 	"$top/scripts/build-kernel.sh" --name debug "$top/scripts/debug.config" &&
 	"$top/scripts/mkrootfs.sh" >/dev/null || { echo "0 passed, 1 failed"; exit 1; }
 # a copy of the image: other guests (make bench, make demo) may use rootfs.img
-cp --sparse=always "$top/out/rootfs.img" "$top/out/stress/rootfs.img"
+img="$top/out/stress/rootfs-$seed.img"
+cp --sparse=always "$top/out/rootfs.img" "$img"
 echo "stress: seed $seed, $secs s, debug kernel out/bzImage-debug"
 "$top/scripts/run-qemu.sh" --kernel "$top/out/bzImage-debug" --log "$log" \
-	--rootfs "$top/out/stress/rootfs.img" \
+	--rootfs "$img" \
 	--timeout $(( secs * 3 + 900 )) -- hugetext=1 htrun=check:stress \
 	htstress_secs="$secs" htstress_seed="$seed"
 rc=$?
+rm -f "$img"
 tr -d '\r' <"$log" | grep -E '^(ok|not ok|# (seed|run|counters))'
 p=$(tr -d '\r' <"$log" | grep -cE '^ok [0-9]')
 f=$(tr -d '\r' <"$log" | grep -cE '^not ok [0-9]')
