@@ -58,8 +58,15 @@ if step kernel-builds-bisectable-and-hugetext-n "$top/scripts/bisect-build.sh"; 
 		boot hugetext1b hugetext=1 htrun=check:boot1b
 		boot hugetext0 hugetext=0 htrun=check:boot0
 		boot hugetext3 hugetext=3 htrun=check:boot3
+		# the boot parameter's bad-input matrix: each leaves hugetext off
+		# and logs one line
 		boot hugetext-garbage hugetext=garbage htrun=check:bootbad
 		boot hugetext4 hugetext=4 htrun=check:bootbad
+		boot hugetext-empty hugetext= htrun=check:bootbad
+		boot hugetext-minus1 hugetext=-1 htrun=check:bootbad
+		boot hugetext-hex hugetext=0x1 htrun=check:bootbad
+		boot hugetext-11 hugetext=11 htrun=check:bootbad
+		boot hugetext-overflow hugetext=18446744073709551617 htrun=check:bootbad
 	}
 fi
 echo "# make check took $(( $(date +%s) - t0 ))s; logs in out/check/"
