@@ -18,16 +18,9 @@ log="$top/out/stress/console-$seed.log"
 img="$top/out/stress/rootfs-$seed.img"
 cp --sparse=always "$top/out/rootfs.img" "$img"
 echo "stress: seed $seed, $secs s, debug kernel out/bzImage-debug"
-# KASAN under TCG runs some 100 times slower than hardware, on one CPU:
-# khugepaged, at nice 19 among the storm's CPU-bound tasks, may need
-# minutes of this guest's time to finish a pass (kthread_stop() waits for
-# it) and may be preempted inside an RCU read-side section (blk-mq
-# dispatch) for more than a minute.  So a task blocked for 600 s (not 120)
-# panics the guest, and RCU reports a stall after 300 s (not 21).
 "$top/scripts/run-qemu.sh" --kernel "$top/out/bzImage-debug" --log "$log" \
 	--rootfs "$img" \
 	--timeout $(( secs * 3 + 900 )) -- hugetext=1 htrun=check:stress \
-	sysctl.kernel.hung_task_timeout_secs=600 rcupdate.rcu_cpu_stall_timeout=300 \
 	htstress_secs="$secs" htstress_seed="$seed"
 rc=$?
 rm -f "$img"
