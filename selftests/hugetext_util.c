@@ -79,6 +79,19 @@ int knob_read_mode(const char *name, char *out, size_t len)
 	return 0;
 }
 
+void knob_label(const char *val, char *buf, size_t len)
+{
+	char *p;
+
+	if (strlen(val) > 24)
+		snprintf(buf, len, "<%zu bytes>", strlen(val));
+	else
+		snprintf(buf, len, "%s", val);
+	for (p = buf; *p; p++)
+		if (*p == '\n' || *p == '\t')
+			*p = '~';
+}
+
 bool knob_exists(const char *name)
 {
 	char path[256];
@@ -437,15 +450,42 @@ long parse_after(const char *out, const char *key)
 	return p ? strtol(p + strlen(key), NULL, 10) : -1;
 }
 
+/* FileHugePages of /proc/meminfo in kB, -1 if absent */
+static long file_huge_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "FileHugePages: %ld", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/*
+ * Drop the page cache.  A huge folio that is briefly referenced (per-CPU
+ * LRU batches, a collapse just finishing) survives one drop and would be
+ * PMD-mapped by the next program whatever the knobs say: drop again until
+ * no file THP is left, for at most 2 s.
+ */
 void drop_caches(void)
 {
-	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+	int i, fd;
 
 	sync();
-	if (fd >= 0) {
+	for (i = 0; i < 20; i++) {
+		fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+		if (fd < 0)
+			return;
 		if (write(fd, "3", 1) != 1)
 			perror("drop_caches");
 		close(fd);
+		if (file_huge_kb() <= 0)
+			return;
+		usleep(100000);
 	}
 }
 
