@@ -96,13 +96,7 @@ int main(void)
 		before = knob_read_long(KNOB);
 		err = knob_write(KNOB, b);
 		knob_read(KNOB, got, sizeof(got));
-		if (strlen(b) > 24)
-			snprintf(shown, sizeof(shown), "<%zu bytes>", strlen(b));
-		else
-			snprintf(shown, sizeof(shown), "%s", b);
-		for (char *p = shown; *p; p++)
-			if (*p == '\n' || *p == '\t')
-				*p = '~';
+		knob_label(b, shown, sizeof(shown));
 		/*
 		 * A zero-length write never reaches the knob (the VFS returns
 		 * 0 without calling ->store()): it must just change nothing.

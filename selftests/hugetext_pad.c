@@ -165,13 +165,7 @@ int main(int argc, char **argv)
 		before = knob_read_long(KNOB);
 		err = knob_write(KNOB, b);
 		knob_read(KNOB, got, sizeof(got));
-		if (strlen(b) > 24)
-			snprintf(shown, sizeof(shown), "<%zu bytes>", strlen(b));
-		else
-			snprintf(shown, sizeof(shown), "%s", b);
-		for (char *p = shown; *p; p++)
-			if (*p == '\n' || *p == '\t')
-				*p = '~';
+		knob_label(b, shown, sizeof(shown));
 		ksft_test_result(err == -EINVAL && knob_read_long(KNOB) == before,
 				 "bad write \"%s\" fails with EINVAL (got %d), value stays %ld\n",
 				 shown, err, before);

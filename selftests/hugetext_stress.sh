@@ -112,16 +112,20 @@ reap() {
 	fi
 	rm -f $W/res/$2 $W/res/$2.what
 }
+# pick: one of the four programs at random, in $prog
+pick() {
+	rnd 4
+	case $r in
+	0) prog=$W/hugetext_bigtext ;;
+	1) prog=$W/hugetext_bigpie ;;
+	2) prog=$W/lib/hugetext_biglib ;;
+	3) prog=$W/hugetext_padok ;;
+	esac
+}
 runs=0 bad=0 prev= execs=0
 s=$((SEED + 3))
 while [ $(cut -d. -f1 /proc/uptime) -lt $end ]; do
-	rnd 4
-	case $r in
-	0) p=$W/hugetext_bigtext ;;
-	1) p=$W/hugetext_bigpie ;;
-	2) p=$W/lib/hugetext_biglib ;;
-	3) p=$W/hugetext_padok ;;
-	esac
+	pick; p=$prog
 	rnd 4
 	runs=$((runs + 1))
 	if [ $r = 0 ] && [ -n "$CG" ]; then
@@ -136,13 +140,7 @@ while [ $(cut -d. -f1 /proc/uptime) -lt $end ]; do
 	# quick execs while it runs: exec, map the text, exit at once (the
 	# prompt collapse then works on a process that is already gone)
 	for q in 1 2 3; do
-		rnd 4
-		case $r in
-		0) qp=$W/hugetext_bigtext ;;
-		1) qp=$W/hugetext_bigpie ;;
-		2) qp=$W/lib/hugetext_biglib ;;
-		3) qp=$W/hugetext_padok ;;
-		esac
+		pick; qp=$prog
 		execs=$((execs + 1))
 		$qp addr >/dev/null 2>&1 || { bad=$((bad + 1)); echo "# quick exec of $qp failed"; }
 	done

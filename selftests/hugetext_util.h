@@ -21,6 +21,8 @@ long knob_read_long(const char *name);
 /* The selected word of a "[a] b c" file, e.g. "madvise". */
 int knob_read_mode(const char *name, char *buf, size_t len);
 bool knob_exists(const char *name);
+/* @val as a test label: newlines and tabs as '~', long strings as "<N bytes>" */
+void knob_label(const char *val, char *buf, size_t len);
 
 /* Save every knob the tests touch; restored atexit and on SIGINT/SIGTERM. */
 void knobs_save(void);
