@@ -60,7 +60,7 @@ static int run_case(const struct tcase *c)
 	}
 	khugepaged_fast();
 	/* start from a cold page cache so earlier cases leave no huge pages */
-	system("echo 3 >/proc/sys/vm/drop_caches");
+	drop_caches();
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
