@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * khugepaged/max_nr_hugetext, the adaptive cap: with N set, each process
+ * keeps at most N text regions PMD-mapped, the hottest ones, chosen by
+ * sampling accessed bits every khugepaged/hugetext_sample_millisecs.
+ *
+ * hugetext_hotcold has ten full 2 MB regions of code and keeps the ones it
+ * is told hot; each region is its own mapping, so smaps tells which are
+ * PMD-mapped.  Checked, polling every 50 ms:
+ *  - both knobs: good values round-trip, bad writes fail with EINVAL and
+ *    change nothing;
+ *  - cap 0: all ten regions become PMD-mapped;
+ *  - cap 2, regions 2 and 5 hot: exactly those two, within a bounded number
+ *    of sampling periods, and never more than two on the way;
+ *  - phase change (7 and 8 hot): the slots move to them, never more than
+ *    two, and the counters show the demotions;
+ *  - two processes of the same binary, different hot sets: each gets its
+ *    own two;
+ *  - lowering the cap from 3 to 1 demotes down to one;
+ *  - anonymous THP is not capped.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest.h"
+#include "hugetext_util.h"
+
+#define CAP "khugepaged/max_nr_hugetext"
+#define SAMPLE "khugepaged/hugetext_sample_millisecs"
+#define SAMPLE_MS 100
+/* bound, in sampling periods, for the hot set to be PMD-mapped */
+#define MAX_PERIODS 100
+#define REGION (2UL << 20)
+
+struct proc {
+	pid_t pid;
+	int n;
+	unsigned long first;
+};
+
+static char longstr[4096];
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int spawn(struct proc *p, const char *hot, const char *hot2)
+{
+	char path[512], line[128];
+	int fds[2];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/hugetext_hotcold", self_dir());
+	if (pipe(fds))
+		return -1;
+	p->pid = fork();
+	if (p->pid < 0)
+		return -1;
+	if (p->pid == 0) {
+		dup2(fds[1], 1);
+		close(fds[0]);
+		execl(path, path, hot, hot2, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	f = fdopen(fds[0], "r");
+	if (!f || !fgets(line, sizeof(line), f) ||
+	    sscanf(line, "regions %d %lx", &p->n, &p->first) != 2 || p->n < 8) {
+		ksft_print_msg("hugetext_hotcold did not start: %s\n", path);
+		kill(p->pid, SIGKILL);
+		waitpid(p->pid, NULL, 0);
+		p->pid = 0;
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	fclose(f);
+	return 0;
+}
+
+static void stop(struct proc *p)
+{
+	if (p->pid > 0) {
+		kill(p->pid, SIGKILL);
+		waitpid(p->pid, NULL, 0);
+	}
+	p->pid = 0;
+}
+
+/* bit i: region i of @p is PMD-mapped (one smaps read) */
+static unsigned int pmd_mask(struct proc *p)
+{
+	char line[512];
+	unsigned long s = 0, e = 0;
+	unsigned int mask = 0;
+	FILE *f;
+	int i;
+
+	snprintf(line, sizeof(line), "/proc/%d/smaps", p->pid);
+	f = fopen(line, "r");
+	if (!f)
+		return ~0u;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long a, b;
+		long kb;
+
+		if (sscanf(line, "%lx-%lx ", &a, &b) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+			s = a;
+			e = b;
+			continue;
+		}
+		if (sscanf(line, "FilePmdMapped: %ld kB", &kb) != 1 || kb <= 0)
+			continue;
+		/* each mapping holds at most one full region */
+		for (i = 0; i < p->n; i++) {
+			unsigned long r = p->first + i * REGION;
+
+			if (r >= s && r + REGION <= e && kb * 1024 >= (long)REGION)
+				mask |= 1u << i;
+		}
+	}
+	fclose(f);
+	return mask;
+}
+
+static char *mask_str(unsigned int m, char *buf)
+{
+	int i;
+	char *o = buf;
+
+	*o = 0;
+	for (i = 0; i < 32; i++)
+		if (m & (1u << i))
+			o += sprintf(o, "%s%d", o == buf ? "" : ",", i);
+	if (o == buf)
+		strcpy(buf, "none");
+	return buf;
+}
+
+/*
+ * Poll until every process's PMD-mapped set equals want[i] for 1 s in a
+ * row, or @timeout_s passes.  Fails at once if a process ever has more than
+ * @cap regions PMD-mapped (cap 0: no limit).  Returns seconds taken, -1 on
+ * timeout, -2 on a cap violation.
+ */
+static double wait_sets(struct proc *p, const unsigned int *want, int np,
+			int cap, double timeout_s)
+{
+	double t0 = now(), ok_since = -1;
+	char a[64], b[64];
+	int i;
+
+	for (;;) {
+		bool all = true;
+		double t = now();
+
+		for (i = 0; i < np; i++) {
+			unsigned int m = pmd_mask(&p[i]);
+
+			if (m == ~0u) {
+				ksft_print_msg("process %d is gone\n", p[i].pid);
+				return -1;
+			}
+			if (cap && __builtin_popcount(m) > cap) {
+				ksft_print_msg("process %d: %d regions PMD-mapped (%s), cap %d\n",
+					       i, __builtin_popcount(m), mask_str(m, a), cap);
+				return -2;
+			}
+			if (m != want[i])
+				all = false;
+			if (t - t0 > timeout_s) {
+				ksft_print_msg("process %d: PMD-mapped %s, want %s\n", i,
+					       mask_str(m, a), mask_str(want[i], b));
+			}
+		}
+		if (all && ok_since < 0)
+			ok_since = t;
+		if (!all)
+			ok_since = -1;
+		if (ok_since >= 0 && t - ok_since >= 1.0)
+			return ok_since - t0;
+		if (t - t0 > timeout_s)
+			return -1;
+		usleep(50000);
+	}
+}
+
+static void report(const char *what, double r)
+{
+	if (r >= 0)
+		ksft_print_msg("%s after %.2f s (%.0f sampling periods)\n", what, r,
+			       r * 1000 / SAMPLE_MS);
+	ksft_test_result(r >= 0 && r * 1000 / SAMPLE_MS <= MAX_PERIODS,
+			 "%s within %d sampling periods\n", what, MAX_PERIODS);
+}
+
+static void test_knob(const char *knob, const char *const *good, int ngood,
+		      const char *const *bad, int nbad, const char *keep)
+{
+	char lbl[64], got[64];
+	int i, err, fails = 0;
+
+	for (i = 0; i < ngood; i++) {
+		err = knob_write(knob, good[i]);
+		knob_read(knob, got, sizeof(got));
+		got[strcspn(got, "\n")] = 0;
+		ksft_test_result(!err && !strcmp(got, good[i]), "%s: %s round-trips (got %s)\n",
+				 knob, good[i], got);
+	}
+	knob_write(knob, keep);
+	for (i = 0; i < nbad; i++) {
+		err = knob_write(knob, bad[i]);
+		knob_read(knob, got, sizeof(got));
+		got[strcspn(got, "\n")] = 0;
+		if (err != -EINVAL || strcmp(got, keep)) {
+			knob_label(bad[i], lbl, sizeof(lbl));
+			ksft_print_msg("%s: writing \"%s\": %s, now %s\n", knob, lbl,
+				       err ? strerror(-err) : "accepted", got);
+			fails++;
+		}
+	}
+	ksft_test_result(!fails, "%s: %d bad writes fail with EINVAL, value kept\n",
+			 knob, nbad);
+}
+
+static long counter(const char *name)
+{
+	return vmstat_read(name);
+}
+
+int main(void)
+{
+	static const char *const cap_good[] = { "1", "65536", "0" };
+	static const char *const cap_bad[] = {
+		"", "\n", "-1", "+1", "abc", "1x", " 1", "1 ", "0x1", "1.0",
+		"65537", "4294967296", "99999999999999999999999",
+		"18446744073709551617", longstr,
+	};
+	static const char *const sample_good[] = { "10", "600000", "1000" };
+	static const char *const sample_bad[] = {
+		"", "0", "9", "600001", "-1", "+100", "abc", "0x64", "1e3",
+		" 100", "100ms", "18446744073709551617", longstr,
+	};
+	struct proc p[2] = {};
+	unsigned int want[2];
+	long demoted, collapsed, sampled;
+	double r;
+	void *anon;
+
+	ksft_print_header();
+	if (!knob_exists(CAP) || !knob_exists(SAMPLE))
+		ksft_exit_skip("kernel without max_nr_hugetext (no %s%s)\n", THP_DIR, CAP);
+	memset(longstr, '7', sizeof(longstr) - 1);
+	ksft_set_plan(2 * 4 + 7);
+	knobs_save();
+
+	test_knob(CAP, cap_good, 3, cap_bad, sizeof(cap_bad) / sizeof(*cap_bad), "0");
+	test_knob(SAMPLE, sample_good, 3, sample_bad,
+		  sizeof(sample_bad) / sizeof(*sample_bad), "1000");
+
+	if (knob_write("hugetext_enabled", "1") || knob_write(CAP, "0") ||
+	    knob_write("enabled", "madvise"))
+		ksft_exit_fail_msg("cannot set hugetext_enabled=1, enabled=madvise\n");
+	khugepaged_fast();
+	knob_write(SAMPLE, "100");
+
+	/* no cap: every region */
+	if (spawn(&p[0], "2,5", "7,8"))
+		ksft_exit_fail_msg("cannot run hugetext_hotcold\n");
+	want[0] = (1u << p[0].n) - 1;
+	r = wait_sets(p, want, 1, 0, 60);
+	ksft_test_result(r >= 0, "cap 0: all %d regions PMD-mapped (%.2f s)\n", p[0].n, r);
+	stop(&p[0]);
+
+	/* from small pages again: the cap's own collapse does the copying */
+	drop_caches();
+	collapsed = counter("hugetext_cap_collapsed");
+	sampled = counter("hugetext_cap_sampled");
+	knob_write(CAP, "2");
+	if (spawn(&p[0], "2,5", "7,8"))
+		ksft_exit_fail_msg("cannot run hugetext_hotcold\n");
+	want[0] = 1u << 2 | 1u << 5;
+	r = wait_sets(p, want, 1, 2, MAX_PERIODS * SAMPLE_MS / 1000.0 + 5);
+	report("cap 2: exactly the hot regions 2,5 PMD-mapped", r);
+	ksft_print_msg("hugetext_cap_collapsed +%ld, hugetext_cap_sampled +%ld\n",
+		       counter("hugetext_cap_collapsed") - collapsed,
+		       counter("hugetext_cap_sampled") - sampled);
+
+	/* phase change */
+	demoted = counter("hugetext_cap_demoted");
+	kill(p[0].pid, SIGUSR1);
+	want[0] = 1u << 7 | 1u << 8;
+	r = wait_sets(p, want, 1, 2, MAX_PERIODS * SAMPLE_MS / 1000.0 + 5);
+	report("phase change: the slots move to 7,8, never more than 2", r);
+	ksft_test_result(counter("hugetext_cap_demoted") - demoted >= 2,
+			 "hugetext_cap_demoted counts the two demotions (+%ld)\n",
+			 counter("hugetext_cap_demoted") - demoted);
+	stop(&p[0]);
+
+	/* per process */
+	if (spawn(&p[0], "1,3", "1,3") || spawn(&p[1], "4,6", "4,6"))
+		ksft_exit_fail_msg("cannot run hugetext_hotcold twice\n");
+	want[0] = 1u << 1 | 1u << 3;
+	want[1] = 1u << 4 | 1u << 6;
+	r = wait_sets(p, want, 2, 2, MAX_PERIODS * SAMPLE_MS / 1000.0 + 5);
+	report("two processes, same binary: each its own hot 2", r);
+	stop(&p[0]);
+	stop(&p[1]);
+
+	/* lowering the cap */
+	knob_write(CAP, "3");
+	if (spawn(&p[0], "0,4,9", "0,4,9"))
+		ksft_exit_fail_msg("cannot run hugetext_hotcold\n");
+	want[0] = 1u << 0 | 1u << 4 | 1u << 9;
+	r = wait_sets(p, want, 1, 3, MAX_PERIODS * SAMPLE_MS / 1000.0 + 5);
+	knob_write(CAP, "1");
+	if (r >= 0) {
+		double t0 = now();
+		unsigned int m;
+
+		do {
+			m = pmd_mask(&p[0]);
+			if (__builtin_popcount(m) == 1 && (m & want[0]))
+				break;
+			usleep(50000);
+		} while (now() - t0 < 10);
+		r = __builtin_popcount(m) == 1 && (m & want[0]) ? now() - t0 : -1;
+	}
+	ksft_test_result(r >= 0, "cap 3 -> 1: down to one of the hot regions (%.2f s)\n", r);
+	stop(&p[0]);
+
+	/* the cap is about text: anonymous THP in a capped process is not */
+	anon = mmap(NULL, 2 * REGION, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (anon != MAP_FAILED) {
+		char *a = (char *)(((unsigned long)anon + REGION - 1) & ~(REGION - 1));
+
+		madvise(a, REGION, MADV_HUGEPAGE);
+		memset(a, 1, REGION);
+		r = smaps_field(0, (unsigned long)a, (unsigned long)a + REGION, "AnonHugePages");
+	} else {
+		r = -1;
+	}
+	ksft_test_result(r >= (double)REGION, "cap 1: anonymous THP still PMD-mapped (%.0f kB)\n",
+			 r / 1024);
+	ksft_finished();
+}
