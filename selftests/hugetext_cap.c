@@ -35,8 +35,11 @@
 #define CAP "khugepaged/max_nr_hugetext"
 #define SAMPLE "khugepaged/hugetext_sample_millisecs"
 #define SAMPLE_MS 100
-/* bound, in sampling periods, for the hot set to be PMD-mapped */
-#define MAX_PERIODS 100
+/*
+ * Bound, in sampling periods, for the hot set to be PMD-mapped: the design
+ * needs two to three (measured under TCG: 3 to 7, collapse included).
+ */
+#define MAX_PERIODS 30
 #define REGION (2UL << 20)
 
 struct proc {
@@ -223,14 +226,15 @@ static void test_knob(const char *knob, const char *const *good, int ngood,
 		err = knob_write(knob, bad[i]);
 		knob_read(knob, got, sizeof(got));
 		got[strcspn(got, "\n")] = 0;
-		if (err != -EINVAL || strcmp(got, keep)) {
+		/* a zero-length write never reaches ->store(): it changes nothing */
+		if ((*bad[i] ? err != -EINVAL : err != 0) || strcmp(got, keep)) {
 			knob_label(bad[i], lbl, sizeof(lbl));
 			ksft_print_msg("%s: writing \"%s\": %s, now %s\n", knob, lbl,
 				       err ? strerror(-err) : "accepted", got);
 			fails++;
 		}
 	}
-	ksft_test_result(!fails, "%s: %d bad writes fail with EINVAL, value kept\n",
+	ksft_test_result(!fails, "%s: %d bad writes fail with EINVAL (the empty one is a no-op), value kept\n",
 			 knob, nbad);
 }
 
@@ -265,9 +269,9 @@ int main(void)
 	ksft_set_plan(2 * 4 + 7);
 	knobs_save();
 
-	test_knob(CAP, cap_good, 3, cap_bad, sizeof(cap_bad) / sizeof(*cap_bad), "0");
+	test_knob(CAP, cap_good, 3, cap_bad, sizeof(cap_bad) / sizeof(*cap_bad), "3");
 	test_knob(SAMPLE, sample_good, 3, sample_bad,
-		  sizeof(sample_bad) / sizeof(*sample_bad), "1000");
+		  sizeof(sample_bad) / sizeof(*sample_bad), "250");
 
 	if (knob_write("hugetext_enabled", "1") || knob_write(CAP, "0") ||
 	    knob_write("enabled", "madvise"))
