@@ -51,14 +51,6 @@ struct proc {
 
 static char longstr[4096];
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static int spawn(struct proc *p, const char *hot, const char *hot2)
 {
 	char path[512], line[128];
@@ -161,13 +153,13 @@ static char *mask_str(unsigned int m, char *buf)
 static double wait_sets(struct proc *p, const unsigned int *want, int np,
 			int cap, double timeout_s)
 {
-	double t0 = now(), ok_since = -1;
+	double t0 = mono_now(), ok_since = -1;
 	char a[64], b[64];
 	int i;
 
 	for (;;) {
 		bool all = true;
-		double t = now();
+		double t = mono_now();
 
 		for (i = 0; i < np; i++) {
 			unsigned int m = pmd_mask(&p[i]);
@@ -239,11 +231,6 @@ static void test_knob(const char *knob, const char *const *good, int ngood,
 			 knob, nbad);
 }
 
-static long counter(const char *name)
-{
-	return vmstat_read(name);
-}
-
 int main(void)
 {
 	static const char *const cap_good[] = { "1", "65536", "0" };
@@ -290,8 +277,8 @@ int main(void)
 
 	/* from small pages again: the cap's own collapse does the copying */
 	drop_caches();
-	collapsed = counter("hugetext_cap_collapsed");
-	sampled = counter("hugetext_cap_sampled");
+	collapsed = vmstat_read("hugetext_cap_collapsed");
+	sampled = vmstat_read("hugetext_cap_sampled");
 	knob_write(CAP, "2");
 	if (spawn(&p[0], "2,5", "7,8"))
 		ksft_exit_fail_msg("cannot run hugetext_hotcold\n");
@@ -299,18 +286,18 @@ int main(void)
 	r = wait_sets(p, want, 1, 2, MAX_PERIODS * SAMPLE_MS / 1000.0 + 5);
 	report("cap 2: exactly the hot regions 2,5 PMD-mapped", r);
 	ksft_print_msg("hugetext_cap_collapsed +%ld, hugetext_cap_sampled +%ld\n",
-		       counter("hugetext_cap_collapsed") - collapsed,
-		       counter("hugetext_cap_sampled") - sampled);
+		       vmstat_read("hugetext_cap_collapsed") - collapsed,
+		       vmstat_read("hugetext_cap_sampled") - sampled);
 
 	/* phase change */
-	demoted = counter("hugetext_cap_demoted");
+	demoted = vmstat_read("hugetext_cap_demoted");
 	kill(p[0].pid, SIGUSR1);
 	want[0] = 1u << 7 | 1u << 8;
 	r = wait_sets(p, want, 1, 2, MAX_PERIODS * SAMPLE_MS / 1000.0 + 5);
 	report("phase change: the slots move to 7,8, never more than 2", r);
-	ksft_test_result(counter("hugetext_cap_demoted") - demoted >= 2,
-			 "hugetext_cap_demoted counts the two demotions (+%ld)\n",
-			 counter("hugetext_cap_demoted") - demoted);
+	demoted = vmstat_read("hugetext_cap_demoted") - demoted;
+	ksft_test_result(demoted >= 2,
+			 "hugetext_cap_demoted counts the two demotions (+%ld)\n", demoted);
 	stop(&p[0]);
 
 	/* per process */
@@ -331,7 +318,7 @@ int main(void)
 	r = wait_sets(p, want, 1, 3, MAX_PERIODS * SAMPLE_MS / 1000.0 + 5);
 	knob_write(CAP, "1");
 	if (r >= 0) {
-		double t0 = now();
+		double t0 = mono_now();
 		unsigned int m;
 
 		do {
@@ -339,8 +326,8 @@ int main(void)
 			if (__builtin_popcount(m) == 1 && (m & want[0]))
 				break;
 			usleep(50000);
-		} while (now() - t0 < 10);
-		r = __builtin_popcount(m) == 1 && (m & want[0]) ? now() - t0 : -1;
+		} while (mono_now() - t0 < 10);
+		r = __builtin_popcount(m) == 1 && (m & want[0]) ? mono_now() - t0 : -1;
 	}
 	ksft_test_result(r >= 0, "cap 3 -> 1: down to one of the hot regions (%.2f s)\n", r);
 	stop(&p[0]);

@@ -49,14 +49,6 @@ struct counts {
 	long collapse_ok, collapse_err, opens, evicts;
 };
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void collapser(struct counts *c, double end)
 {
 	size_t len, off;
@@ -64,7 +56,7 @@ static void collapser(struct counts *c, double end)
 
 	if (p == MAP_FAILED)
 		_exit(1);
-	while (now() < end)
+	while (mono_now() < end)
 		for (off = 0; off + REGION <= len; off += REGION) {
 			if (madvise(p + off, REGION, MADV_COLLAPSE))
 				__atomic_add_fetch(&c->collapse_err, 1, __ATOMIC_RELAXED);
@@ -76,7 +68,7 @@ static void collapser(struct counts *c, double end)
 
 static void writer(struct counts *c, double end)
 {
-	while (now() < end) {
+	while (mono_now() < end) {
 		int fd = open(FILE_PATH, O_WRONLY | O_APPEND);
 
 		if (fd < 0)
@@ -94,7 +86,7 @@ static void evictor(struct counts *c, double end)
 
 	if (fd < 0)
 		_exit(1);
-	while (now() < end) {
+	while (mono_now() < end) {
 		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 		__atomic_add_fetch(&c->evicts, 1, __ATOMIC_RELAXED);
 		usleep(5000);
@@ -158,7 +150,7 @@ int main(void)
 	if (c == MAP_FAILED)
 		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
 	memset(c, 0, sizeof(*c));
-	end = now() + SECS;
+	end = mono_now() + SECS;
 	for (i = 0; i < 3; i++) {
 		pids[i] = fork();
 		if (pids[i] == 0) {
@@ -173,7 +165,7 @@ int main(void)
 	for (i = 0; i < 3; i++) {
 		pid_t r;
 
-		while ((r = waitpid(pids[i], &status, WNOHANG)) == 0 && now() < deadline)
+		while ((r = waitpid(pids[i], &status, WNOHANG)) == 0 && mono_now() < deadline)
 			usleep(100000);
 		if (r != pids[i]) {
 			ksft_print_msg("task %d (%s) still running %d s after the end: hung?\n",

@@ -166,6 +166,14 @@ void khugepaged_fast(void)
 	knob_write("khugepaged/pages_to_scan", "16384");
 }
 
+double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 unsigned long pmd_size(void)
 {
 	long v = knob_read_long("hpage_pmd_size");

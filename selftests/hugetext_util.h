@@ -33,6 +33,9 @@ void khugepaged_fast(void);
 
 unsigned long pmd_size(void);
 
+/* CLOCK_MONOTONIC in seconds */
+double mono_now(void);
+
 /*
  * Sum an smaps field (in kB, returned in bytes) over the mappings of @pid
  * (0 = self) that overlap [start, end).
