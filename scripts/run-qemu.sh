@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
 # Boot out/bzImage on out/rootfs.img under QEMU and return the guest's verdict.
 #
-#   run-qemu.sh --log FILE [--timeout SEC] [--kernel IMG] [--rootfs IMG] [--] CMDLINE-ARGS...
+#   run-qemu.sh --log FILE [--timeout SEC] [--cpus N] [--kernel IMG] [--rootfs IMG]
+#               [--] CMDLINE-ARGS...
 #
-# TCG by default (-accel tcg -cpu max); HUGETEXT_KVM=1 opts in to KVM.
+# --cpus N (default 2) vCPUs; the guest's init fails the run unless exactly
+# N CPUs are online (htcpus=N on the kernel command line).
+# Multi-threaded TCG by default (one host thread per vCPU); HUGETEXT_KVM=1 opts in to KVM.
 # The guest's exit status comes back on the second serial port as
 # "HUGETEXT-EXIT <nonce> <status>" with a nonce made here, never guessed from
 # console text.  The console log is then scanned for kernel badness.  A
 # timeout, a missing status, or any badness fails with the console tail.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-log= timeout=600 kernel="$top/out/bzImage" rootfs="$top/out/rootfs.img"
+log= timeout=600 cpus=2 kernel="$top/out/bzImage" rootfs="$top/out/rootfs.img"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--log) log=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
+	--cpus) cpus=$2; shift 2 ;;
 	--kernel) kernel=$2; shift 2 ;;
 	--rootfs) rootfs=$2; shift 2 ;;
 	--) shift; break ;;
@@ -22,16 +26,17 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ -n "$log" ] || { echo "run-qemu: --log FILE is required" >&2; exit 2; }
+case "$cpus" in [1-9]|[1-9][0-9]) ;; *) echo "run-qemu: --cpus wants 1..99, not '$cpus'" >&2; exit 2 ;; esac
 statusf="$log.status"
 rm -f "$log" "$statusf"
 nonce=$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
-accel=(-accel tcg -cpu max)
+accel=(-accel tcg,thread=multi -cpu max)
 [ "${HUGETEXT_KVM:-0}" = 1 ] && accel=(-accel kvm -cpu host)
 
 cmdline="console=ttyS0 root=/dev/vda rw rootfstype=ext4 init=/init panic=-1"
-cmdline+=" oops=panic softlockup_panic=1 hung_task_panic=1 loglevel=7 htnonce=$nonce $*"
+cmdline+=" oops=panic softlockup_panic=1 hung_task_panic=1 loglevel=7 htnonce=$nonce htcpus=$cpus $*"
 
-timeout --kill-after=10 "$timeout" qemu-system-x86_64 "${accel[@]}" -smp 2 -m 3G \
+timeout --kill-after=10 "$timeout" qemu-system-x86_64 "${accel[@]}" -smp "$cpus" -m 3G \
 	-kernel "$kernel" -append "$cmdline" \
 	-drive file="$rootfs",format=raw,if=virtio,cache=unsafe \
 	-display none -monitor none -no-reboot \

@@ -1,33 +1,50 @@
 #!/usr/bin/env bash
 # make stress: build the series with scripts/debug.config (KASAN, lockdep,
-# DEBUG_VM, DEBUG_LIST, ...) and run selftests/hugetext_stress.sh in the guest
-# for HUGETEXT_STRESS_SECS (default 600) with seed HUGETEXT_STRESS_SEED
-# (default random; printed, and a failure is reproduced with the same seed).
-# Pass = every run correct, console clean (no BUG/WARNING/KASAN/lockdep/hung
-# task), clean shutdown.  Last line "N passed, N failed".
+# DEBUG_VM, DEBUG_LIST, PREEMPT, fault injection) and run
+# selftests/hugetext_stress.sh twice, with two different seeds, each for
+# HUGETEXT_STRESS_SECS (default 600) on a guest with 4 vCPUs and fault
+# injection on (htstress_inject=1).  The first seed is HUGETEXT_STRESS_SEED
+# (default random), the second the next number; both are printed, and a
+# failure is reproduced with the same seed.  Pass = every run correct,
+# injected failures hit the collapse paths, no file THP left afterwards,
+# console clean (no BUG/WARNING/KASAN/lockdep/hung task), clean shutdown.
+# One summary line per seed, then "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 secs=${HUGETEXT_STRESS_SECS:-600}
+cpus=4
 seed=${HUGETEXT_STRESS_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
+case "$seed" in ''|*[!0-9]*) echo "stress: HUGETEXT_STRESS_SEED must be a number, not '$seed'" >&2; exit 2 ;; esac
+case "$secs" in ''|*[!0-9]*|0) echo "stress: HUGETEXT_STRESS_SECS must be a positive number, not '$secs'" >&2; exit 2 ;; esac
 mkdir -p "$top/out/stress"
-log="$top/out/stress/console-$seed.log"
 "$top/scripts/deps.sh" && "$top/scripts/fetch-source.sh" >/dev/null &&
 	"$top/scripts/build-kernel.sh" --name debug "$top/scripts/debug.config" &&
 	"$top/scripts/mkrootfs.sh" >/dev/null || { echo "0 passed, 1 failed"; exit 1; }
-# a copy of the image: other guests (make bench, make demo) may use rootfs.img
-img="$top/out/stress/rootfs-$seed.img"
-cp --sparse=always "$top/out/rootfs.img" "$img"
-echo "stress: seed $seed, $secs s, debug kernel out/bzImage-debug"
-"$top/scripts/run-qemu.sh" --kernel "$top/out/bzImage-debug" --log "$log" \
-	--rootfs "$img" \
-	--timeout $(( secs * 3 + 900 )) -- hugetext=1 htrun=check:stress \
-	htstress_secs="$secs" htstress_seed="$seed"
-rc=$?
-rm -f "$img"
-tr -d '\r' <"$log" | grep -E '^(ok|not ok|# (seed|run|counters))'
-p=$(tr -d '\r' <"$log" | grep -cE '^ok [0-9]')
-f=$(tr -d '\r' <"$log" | grep -cE '^not ok [0-9]')
-[ $rc -eq 0 ] || f=$((f + 1))
-echo "stress: seed $seed (reproduce: HUGETEXT_STRESS_SEED=$seed make stress)"
+p=0 f=0
+summaries=()
+for s in "$seed" $(( (seed + 1) % 65536 )); do
+	log="$top/out/stress/console-$s.log"
+	# a copy of the image: other guests (make bench, make demo) may use rootfs.img
+	img="$top/out/stress/rootfs-$s.img"
+	cp --sparse=always "$top/out/rootfs.img" "$img"
+	echo "stress: seed $s, $secs s, $cpus vCPUs, fault injection on, debug kernel out/bzImage-debug"
+	t0=$(date +%s)
+	"$top/scripts/run-qemu.sh" --kernel "$top/out/bzImage-debug" --log "$log" \
+		--rootfs "$img" --cpus $cpus \
+		--timeout $(( secs * 3 + 900 )) -- hugetext=1 htrun=check:stress \
+		htstress_secs="$secs" htstress_seed="$s" htstress_inject=1
+	rc=$?
+	rm -f "$img"
+	tr -d '\r' <"$log" | grep -E '^(ok|not ok|# (seed|run|counters))'
+	sp=$(tr -d '\r' <"$log" | grep -cE '^ok [0-9]')
+	sf=$(tr -d '\r' <"$log" | grep -cE '^not ok [0-9]')
+	[ $rc -eq 0 ] || sf=$((sf + 1))
+	badness=$(grep -c . "$log.badness" 2>/dev/null || echo 0)
+	sum=$(tr -d '\r' <"$log" | sed -n 's/^# summary //p' | tail -n1)
+	summaries+=("stress: ${sum:-seed=$s (no summary: the guest did not finish)} badness=$badness guest_secs=$(( $(date +%s) - t0 )) result=$([ $sf -eq 0 ] && echo pass || echo FAIL)")
+	echo "stress: seed $s (reproduce: HUGETEXT_STRESS_SEED=$s make stress)"
+	p=$((p + sp)) f=$((f + sf))
+done
+printf '%s\n' "${summaries[@]}"
 echo "$p passed, $f failed"
 [ $f -eq 0 ]

@@ -13,6 +13,14 @@
 # file, so a wrong byte is caught.  The console is scanned for kernel
 # badness by the host.  TAP; knobs restored on exit; the seed is printed
 # and reproduces the sequence of knob values and actions.
+# With htstress_inject=1 on the kernel command line (make stress, on the
+# debug kernel) faults are injected as well: fail_page_alloc fails a share
+# of the order-9 allocations (the PMD folios of collapses, khugepaged's and
+# the prompt collapse's), failslab a share of khugepaged's slab allocations
+# (the xarray nodes collapse_file() preallocates); each injector's "times"
+# budget counts down, so the summary says how many failures were injected,
+# and the collapse counters must show failed collapses.  Afterwards, with
+# every program gone and caches dropped, no file THP may be left.
 T=/sys/kernel/mm/transparent_hugepage
 K=$T/khugepaged
 SECS=${1:-60}
@@ -26,8 +34,12 @@ for arg in $(cat /proc/cmdline); do
 	case $arg in
 	htstress_secs=*) SECS=${arg#*=} ;;
 	htstress_seed=*) SEED=${arg#*=} ;;
+	htstress_inject=*) INJECT=${arg#*=} ;;
 	esac
 done
+INJECT=${INJECT:-0}
+FPA=/sys/kernel/debug/fail_page_alloc FSL=/sys/kernel/debug/failslab
+BUDGET=1000000
 DIR=$(dirname "$0")
 W=/var/tmp/hugetext-stress
 [ -f $T/hugetext_enabled ] || { echo "1..0 # SKIP kernel without CONFIG_HUGETEXT"; exit 4; }
@@ -44,10 +56,35 @@ restore() {
 	[ "$6" = - ] || echo $6 >$MAXNR
 	[ "$7" = - ] || echo $7 >$SAMPLE
 }
-trap 'kill $TOG $MUT 2>/dev/null; restore' EXIT
+# inject on|off: aim fail_page_alloc at order >= 9, failslab at the tasks
+# marked make-it-fail (khugepaged, re-marked by the injector loop)
+inject() {
+	if [ "$1" = on ]; then
+		for d in $FPA $FSL; do
+			echo 0 >$d/verbose; echo 1 >$d/interval; echo 0 >$d/space
+			echo N >$d/ignore-gfp-wait; echo $BUDGET >$d/times
+		done
+		echo 9 >$FPA/min-order; echo N >$FPA/ignore-gfp-highmem
+		echo N >$FPA/task-filter; echo 25 >$FPA/probability
+		echo Y >$FSL/task-filter; echo 10 >$FSL/probability
+	else
+		for d in $FPA $FSL; do echo 0 >$d/probability 2>/dev/null; done
+	fi
+}
+khugepaged_pid() {
+	for c in /proc/[0-9]*/comm; do
+		[ "$(cat $c 2>/dev/null)" = khugepaged ] && { p=${c#/proc/}; echo ${p%/comm}; return; }
+	done
+}
+INJ=
+trap 'kill $TOG $MUT $INJ 2>/dev/null; [ $INJECT = 1 ] && inject off; restore' EXIT
 echo "TAP version 13"
-echo "1..3"
-echo "# seed $SEED, $SECS s"
+if [ "$INJECT" = 1 ]; then echo "1..5"; else echo "1..3"; fi
+echo "# seed $SEED, $SECS s, fault injection $( [ $INJECT = 1 ] && echo on || echo off)"
+if [ "$INJECT" = 1 ] && { ! [ -d $FPA ] || ! [ -d $FSL ]; }; then
+	echo "not ok 1 fault injection asked for (htstress_inject=1), but $FPA or $FSL is missing"
+	exit 1
+fi
 
 rm -rf $W; mkdir -p $W/lib $W/victim $W/res
 cp "$DIR/hugetext_bigtext" "$DIR/hugetext_bigpie" "$DIR/hugetext_padok" $W/
@@ -101,6 +138,19 @@ end=$(( $(cut -d. -f1 /proc/uptime) + SECS ))
 		usleep $(( (s % 300 + 50) * 1000 ))
 	done
 ) & MUT=$!
+if [ "$INJECT" = 1 ]; then
+	inject on
+	# khugepaged restarts when the toggler turns THP and hugetext off and
+	# on: mark whichever khugepaged runs, every second
+	(	while [ $(cut -d. -f1 /proc/uptime) -lt $end ]; do
+			kp=$(khugepaged_pid)
+			[ -n "$kp" ] && echo 1 >/proc/$kp/make-it-fail 2>/dev/null
+			sleep 1
+		done
+	) & INJ=$!
+fi
+vm() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' /proc/vmstat; }
+fails_before=$(( $(vm hugetext_collapse_fail) + $(vm hugetext_nomem) + $(vm thp_collapse_alloc_failed) ))
 
 # reap PID N: wait for run N, report it if it failed its self-check
 reap() {
@@ -150,11 +200,26 @@ while [ $(cut -d. -f1 /proc/uptime) -lt $end ]; do
 	prev=$pid prevn=$runs
 done
 reap $prev $prevn
-wait $TOG $MUT 2>/dev/null
+wait $TOG $MUT $INJ 2>/dev/null
+inj_pa=0 inj_slab=0
+if [ "$INJECT" = 1 ]; then
+	inj_pa=$(( BUDGET - $(cat $FPA/times) )) inj_slab=$(( BUDGET - $(cat $FSL/times) ))
+	inject off
+	kp=$(khugepaged_pid); [ -n "$kp" ] && echo 0 >/proc/$kp/make-it-fail
+fi
 restore
 after=$(grep '^hugetext_' /proc/vmstat | tr '\n' ' ')
+fails=$(( $(vm hugetext_collapse_fail) + $(vm hugetext_nomem) + $(vm thp_collapse_alloc_failed) - fails_before ))
 echo "# counters before: $before"
 echo "# counters after:  $after"
+delta() {
+	b=$(echo "$before" | tr ' ' '\n' | awk -v k="$1" 'p == k { print; exit } { p = $0 }')
+	a=$(echo "$after" | tr ' ' '\n' | awk -v k="$1" 'p == k { print; exit } { p = $0 }')
+	echo $(( ${a:-0} - ${b:-0} ))
+}
+echo "# summary seed=$SEED secs=$SECS runs=$runs execs=$execs bad=$bad" \
+	"collapses=$(delta hugetext_collapse_ok) demotions=$(delta hugetext_cap_demoted)" \
+	"injected_page_alloc=$inj_pa injected_slab=$inj_slab failed_collapses=$fails"
 [ $runs -ge 20 ] && echo "ok 1 $runs self-checked runs and $execs quick execs in $SECS s" ||
 	echo "not ok 1 only $runs runs in $SECS s"
 [ $bad = 0 ] && echo "ok 2 every run computed the right results and executed its file's bytes" ||
@@ -163,4 +228,21 @@ case "$after" in
 *"hugetext_collapse_ok 0 "*) echo "not ok 3 no collapse happened during the storm" ;;
 *) echo "ok 3 collapses happened during the storm" ;;
 esac
+if [ "$INJECT" = 1 ]; then
+	[ $((inj_pa + inj_slab)) -gt 0 ] && [ $fails -gt 0 ] &&
+		echo "ok 4 injected failures ($inj_pa page allocations, $inj_slab slab) failed $fails collapses, and every run stayed correct" ||
+		echo "not ok 4 injected $inj_pa page-allocation and $inj_slab slab failures, $fails collapses failed: the injection missed the collapse paths"
+	# nothing leaked: with every storm program gone, dropping caches frees
+	# every file THP (a reference leaked on a failure path would pin one)
+	left=
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		sync; echo 3 >/proc/sys/vm/drop_caches
+		left=$(vm nr_file_hugepages)
+		[ "$left" = 0 ] && break
+		sleep 1
+	done
+	[ "$left" = 0 ] && echo "ok 5 after the storm and drop_caches no file THP is left" ||
+		echo "not ok 5 $left file THPs still in the page cache after the storm and drop_caches"
+	[ $((inj_pa + inj_slab)) -gt 0 ] && [ $fails -gt 0 ] && [ "$left" = 0 ] || bad=$((bad + 1))
+fi
 [ $bad = 0 ] && [ $runs -ge 20 ]

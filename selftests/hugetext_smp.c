@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Races that need two CPUs: code executing on one CPU while the other CPU
+ * replaces the mapping under it.
+ *
+ * The test writes its own text file: 8 MB, four 2 MB regions, one function
+ * per 4 KB page ("mov $imm32, %eax; ret", the rest int3), where the value of
+ * page k is (k << 20) | version.  It maps the file PROT_READ|PROT_EXEC,
+ * MAP_PRIVATE, PMD-aligned.  An executor thread pinned to CPU 0 calls every
+ * page's function in a loop and checks each result; on CPU 1:
+ *
+ *  1. collapse/split: MADV_COLLAPSE of every region (4 KB PTEs replaced by
+ *     a PMD while CPU 0 runs through them), MADV_DONTNEED of one page in
+ *     each region (the PMD split again), opening the file for write (the
+ *     huge page cache truncated, so the next collapse copies fresh 4 KB
+ *     pages), and again;
+ *  2. the cap: max_nr_hugetext 0 <-> 1 with a 100 ms sampling period, so
+ *     the sampler demotes three of the four regions under the executor and
+ *     MADV_COLLAPSE maps them again;
+ *  3. rewrites: another process (pinned to CPU 1) rewrites single pages of
+ *     the file with pwrite() (each open for write throws the huge page cache
+ *     away and zaps the PMD) while a collapser thread keeps collapsing.  The
+ *     writer announces a version before it writes and commits it after, so
+ *     the executor knows the range a result may be in: a result older than
+ *     the committed version is stale code run from a freed page or a stale
+ *     TLB entry.
+ *
+ * A control run first proves the checker fails on a stale value.
+ * Each phase must have done its replacing (collapses, splits, demotions,
+ * truncations counted, PMD mappings seen) and the executor must have seen no
+ * wrong value.  Afterwards the mapping equals the file byte for byte and every
+ * function returns its committed value.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest.h"
+#include "hugetext_util.h"
+
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+
+#define REGION (2UL << 20)
+#define NR_REGIONS 4
+#define PAGE 4096UL
+#define NR_PAGES (NR_REGIONS * REGION / PAGE)
+#define PHASE_SECS 8
+#define CAP_TIMEOUT_SECS 20
+#define FILE_DIR "/var/tmp/hugetext-smp"
+#define FILE_PATH FILE_DIR "/text"
+
+/* shared between the test process and the writer process */
+struct shared {
+	uint32_t committed[NR_PAGES];	/* version the file holds for certain */
+	uint32_t pending[NR_PAGES];	/* version a writer may be writing */
+	long writes, bad, calls;
+	int stop;
+	uint32_t bad_page, bad_got, bad_lo, bad_hi;
+};
+
+static struct shared *sh;
+static char *text;
+static int stop_exec;
+
+static uint32_t value(unsigned long k, uint32_t ver)
+{
+	return (uint32_t)(k << 20) | (ver & 0xfffff);
+}
+
+static void encode(unsigned char *page, unsigned long k, uint32_t ver)
+{
+	uint32_t v = value(k, ver);
+
+	memset(page, 0xcc, PAGE);	/* int3 */
+	page[0] = 0xb8;			/* mov $imm32, %eax */
+	memcpy(page + 1, &v, 4);
+	page[5] = 0xc3;			/* ret */
+}
+
+static int pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* cross-modifying code: serialize before running code another CPU wrote */
+static inline void serialize(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned int a = 0, b, c = 0, d;
+
+	__asm__ __volatile__("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d) : : "memory");
+#elif defined(__aarch64__)
+	__asm__ __volatile__("isb" : : : "memory");
+#endif
+}
+
+static void *executor(void *arg)
+{
+	unsigned long k = 0;
+
+	(void)arg;
+	pin(0);
+	while (!__atomic_load_n(&stop_exec, __ATOMIC_ACQUIRE)) {
+		uint32_t lo = __atomic_load_n(&sh->committed[k], __ATOMIC_ACQUIRE), hi, got;
+		uint32_t (*fn)(void) = (uint32_t (*)(void))(text + k * PAGE);
+
+		serialize();
+		got = fn();
+		hi = __atomic_load_n(&sh->pending[k], __ATOMIC_ACQUIRE);
+		if (got >> 20 != k || (got & 0xfffff) < (lo & 0xfffff) ||
+		    (got & 0xfffff) > (hi & 0xfffff)) {
+			if (__atomic_fetch_add(&sh->bad, 1, __ATOMIC_RELAXED) == 0) {
+				sh->bad_page = k;
+				sh->bad_got = got;
+				sh->bad_lo = value(k, lo);
+				sh->bad_hi = value(k, hi);
+			}
+		}
+		sh->calls++;
+		/* a stride that visits every page and crosses regions often */
+		k = (k + 129) % NR_PAGES;
+	}
+	return NULL;
+}
+
+static long pmd_kb(void)
+{
+	return smaps_field(0, (unsigned long)text,
+			   (unsigned long)text + NR_REGIONS * REGION, "FilePmdMapped") / 1024;
+}
+
+static int collapse_all(void)
+{
+	int r, ok = 0;
+
+	for (r = 0; r < NR_REGIONS; r++)
+		if (!madvise(text + r * REGION, REGION, MADV_COLLAPSE))
+			ok++;
+	return ok;
+}
+
+/* split each region's PMD: MADV_DONTNEED on one 4 KB page of it */
+static void split_all(void)
+{
+	int r;
+
+	for (r = 0; r < NR_REGIONS; r++)
+		madvise(text + r * REGION + REGION / 2, PAGE, MADV_DONTNEED);
+}
+
+static void truncate_by_open(void)
+{
+	int fd = open(FILE_PATH, O_WRONLY);
+
+	if (fd >= 0)
+		close(fd);
+}
+
+static pthread_t start_executor(long *bad0)
+{
+	pthread_t t;
+
+	*bad0 = sh->bad;
+	__atomic_store_n(&stop_exec, 0, __ATOMIC_RELEASE);
+	if (pthread_create(&t, NULL, executor, NULL))
+		ksft_exit_fail_msg("pthread_create: %s\n", strerror(errno));
+	return t;
+}
+
+static long stop_executor(pthread_t t, long bad0)
+{
+	__atomic_store_n(&stop_exec, 1, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	if (sh->bad > bad0)
+		ksft_print_msg("first wrong result: page %u returned %#x, expected %#x..%#x\n",
+			       sh->bad_page, sh->bad_got, sh->bad_lo, sh->bad_hi);
+	return sh->bad - bad0;
+}
+
+/*
+ * Control: the checker must be able to fail.  Claim a version of page 0
+ * that was never written (committed ahead of the file): every call of
+ * page 0 now returns an older value than committed, as stale code would.
+ */
+static void control(void)
+{
+	long bad0, bad;
+	pthread_t t;
+
+	__atomic_store_n(&sh->pending[0], 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&sh->committed[0], 1, __ATOMIC_RELEASE);
+	t = start_executor(&bad0);
+	usleep(200000);
+	__atomic_store_n(&stop_exec, 1, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	bad = sh->bad - bad0;
+	sh->bad = bad0;
+	sh->committed[0] = sh->pending[0] = 0;
+	ksft_test_result(bad > 0, "control: the executor catches a stale value (%ld times in 0.2 s)\n",
+			 bad);
+}
+
+static void phase_collapse_split(void)
+{
+	long bad0, bad, calls0 = sh->calls, rounds = 0, collapsed = 0, pmd_seen = 0, splits = 0;
+	double end = mono_now() + PHASE_SECS;
+	pthread_t t = start_executor(&bad0);
+
+	while (mono_now() < end) {
+		collapsed += collapse_all();
+		if (pmd_kb() > 0)
+			pmd_seen++;
+		split_all();
+		if (pmd_kb() == 0)
+			splits++;
+		truncate_by_open();
+		rounds++;
+	}
+	bad = stop_executor(t, bad0);
+	ksft_print_msg("collapse/split: %ld rounds, %ld regions collapsed, PMD seen %ld times, %ld splits, %ld calls on CPU 0\n",
+		       rounds, collapsed, pmd_seen, splits, sh->calls - calls0);
+	ksft_test_result(bad == 0 && collapsed > 0 && pmd_seen > 0 && splits > 0,
+			 "CPU 0 executes the text while CPU 1 collapses, splits and re-collapses it: %ld wrong results\n",
+			 bad);
+}
+
+static void phase_cap(void)
+{
+	long bad0, bad, calls0 = sh->calls, demoted0, demoted, rounds = 0, demoted_seen = 0;
+	long full_seen = 0;
+	double end = mono_now() + PHASE_SECS;
+	pthread_t t;
+
+	if (!knob_exists("khugepaged/max_nr_hugetext")) {
+		ksft_test_result_skip("the cap: kernel without max_nr_hugetext\n");
+		return;
+	}
+	knob_write("khugepaged/hugetext_sample_millisecs", "100");
+	demoted0 = vmstat_read("hugetext_cap_demoted");
+	t = start_executor(&bad0);
+	while (mono_now() < end) {
+		double limit;
+
+		knob_write("khugepaged/max_nr_hugetext", "0");
+		collapse_all();
+		if (pmd_kb() == (long)(NR_REGIONS * REGION / 1024))
+			full_seen++;
+		knob_write("khugepaged/max_nr_hugetext", "1");
+		limit = mono_now() + CAP_TIMEOUT_SECS;
+		while (mono_now() < limit && pmd_kb() > (long)(REGION / 1024))
+			usleep(20000);
+		if (pmd_kb() <= (long)(REGION / 1024))
+			demoted_seen++;
+		rounds++;
+	}
+	knob_write("khugepaged/max_nr_hugetext", "0");
+	bad = stop_executor(t, bad0);
+	demoted = vmstat_read("hugetext_cap_demoted") - demoted0;
+	ksft_print_msg("cap: %ld rounds, all four PMD-mapped %ld times, down to one %ld times, hugetext_cap_demoted +%ld, %ld calls on CPU 0\n",
+		       rounds, full_seen, demoted_seen, demoted, sh->calls - calls0);
+	ksft_test_result(bad == 0 && full_seen > 0 && demoted_seen > 0 && demoted > 0,
+			 "CPU 0 executes the text while the cap demotes it and MADV_COLLAPSE maps it again: %ld wrong results\n",
+			 bad);
+}
+
+static void writer(double end)
+{
+	unsigned char page[PAGE];
+	unsigned long k = 7;
+
+	pin(1);
+	while (mono_now() < end) {
+		uint32_t ver = sh->committed[k] + 1;
+		int fd;
+
+		if (ver > 0xfffff)
+			break;
+		__atomic_store_n(&sh->pending[k], ver, __ATOMIC_RELEASE);
+		encode(page, k, ver);
+		fd = open(FILE_PATH, O_WRONLY);
+		if (fd < 0 || pwrite(fd, page, 6, k * PAGE) != 6)
+			_exit(1);
+		close(fd);
+		__atomic_store_n(&sh->committed[k], ver, __ATOMIC_RELEASE);
+		sh->writes++;
+		k = (k * 1103515245 + 12345) % NR_PAGES;
+		usleep(1000);
+	}
+	_exit(0);
+}
+
+static void phase_rewrite(void)
+{
+	long bad0, bad, calls0 = sh->calls, writes0 = sh->writes, collapsed = 0, pmd_seen = 0;
+	double end = mono_now() + PHASE_SECS;
+	pthread_t t;
+	pid_t pid;
+	int status = -1;
+
+	t = start_executor(&bad0);
+	pid = fork();
+	if (pid == 0)
+		writer(end);
+	while (mono_now() < end) {
+		collapsed += collapse_all();
+		if (pmd_kb() > 0)
+			pmd_seen++;
+	}
+	waitpid(pid, &status, 0);
+	bad = stop_executor(t, bad0);
+	ksft_print_msg("rewrite: %ld pages rewritten, %ld regions collapsed, PMD seen %ld times, %ld calls on CPU 0\n",
+		       sh->writes - writes0, collapsed, pmd_seen, sh->calls - calls0);
+	ksft_test_result(bad == 0 && WIFEXITED(status) && !WEXITSTATUS(status) &&
+			 sh->writes > writes0 && collapsed > 0 && pmd_seen > 0,
+			 "another process rewrites pages of the text while CPU 0 executes it: %ld stale or wrong results\n",
+			 bad);
+}
+
+/* the mapping equals the file, and each function returns its committed value */
+static void verify(void)
+{
+	unsigned char *buf = malloc(REGION);
+	int fd = open(FILE_PATH, O_RDONLY);
+	unsigned long r, k, bad_bytes = 0, bad_calls = 0;
+
+	if (!buf || fd < 0)
+		ksft_exit_fail_msg("verify: %s\n", strerror(errno));
+	collapse_all();
+	for (r = 0; r < NR_REGIONS; r++)
+		if (pread(fd, buf, REGION, r * REGION) != (ssize_t)REGION ||
+		    memcmp(buf, text + r * REGION, REGION))
+			bad_bytes++;
+	serialize();
+	for (k = 0; k < NR_PAGES; k++)
+		if (((uint32_t (*)(void))(text + k * PAGE))() != value(k, sh->committed[k]))
+			bad_calls++;
+	ksft_test_result(bad_bytes == 0 && bad_calls == 0 && pmd_kb() > 0,
+			 "afterwards the mapped text (%ld kB PMD-mapped) equals the file (%lu bad regions, %lu wrong functions)\n",
+			 pmd_kb(), bad_bytes, bad_calls);
+	close(fd);
+	free(buf);
+}
+
+int main(void)
+{
+	unsigned char page[PAGE];
+	size_t len;
+	unsigned long k;
+	int fd;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	ksft_print_header();
+	if (!knob_exists("hugetext_enabled"))
+		ksft_exit_skip("kernel without CONFIG_HUGETEXT\n");
+	if (ncpu < 2)
+		ksft_exit_skip("needs two online CPUs, has %ld\n", ncpu);
+	ksft_set_plan(5);
+	knobs_save();
+	if (knob_write("hugetext_enabled", "1"))
+		ksft_exit_fail_msg("cannot set hugetext_enabled=1\n");
+	if (knob_exists("khugepaged/max_nr_hugetext"))
+		knob_write("khugepaged/max_nr_hugetext", "0");
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED)
+		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+	mkdir(FILE_DIR, 0755);
+	fd = open(FILE_PATH, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	if (fd < 0)
+		ksft_exit_fail_msg("%s: %s\n", FILE_PATH, strerror(errno));
+	for (k = 0; k < NR_PAGES; k++) {
+		encode(page, k, 0);
+		if (write(fd, page, PAGE) != (ssize_t)PAGE)
+			ksft_exit_fail_msg("write %s: %s\n", FILE_PATH, strerror(errno));
+	}
+	fsync(fd);
+	close(fd);
+	text = map_text_aligned(FILE_PATH, &len);
+	if (text == MAP_FAILED || len != NR_REGIONS * REGION)
+		ksft_exit_fail_msg("cannot map %s\n", FILE_PATH);
+	if (pin(1))
+		ksft_exit_fail_msg("cannot run on CPU 1: %s\n", strerror(errno));
+	ksft_print_msg("%ld CPUs online; executor on CPU 0, replacing on CPU 1\n", ncpu);
+
+	control();
+	phase_collapse_split();
+	phase_cap();
+	phase_rewrite();
+	verify();
+	munmap(text, len);
+	unlink(FILE_PATH);
+	ksft_finished();
+}
