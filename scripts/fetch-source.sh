@@ -61,9 +61,25 @@ if [ "$applied" = "$want $(git rev-parse HEAD)" ] && [ -z "${FORCE:-}" ]; then
 	git log --oneline hugetext-base..HEAD | sed 's/^/  /'
 	exit 0
 fi
+# A bisect build (scripts/bisect-build.sh) that was killed leaves out/src
+# detached at an earlier patch of the series: no work is lost, go back.
+if [ -n "$applied" ] && [ "${applied#* }" != "$(git rev-parse HEAD)" ] &&
+   [ "$(git rev-parse -q --verify refs/heads/hugetext)" = "${applied#* }" ] &&
+   ! git symbolic-ref -q HEAD >/dev/null &&
+   git merge-base --is-ancestor HEAD "${applied#* }" && [ -z "$(git status --porcelain)" ]; then
+	echo "fetch-source: out/src was left at an earlier patch of the series" \
+	     "(an interrupted bisect build); checking out the whole series again" >&2
+	"${GIT[@]}" checkout -q hugetext
+	if [ "$applied" = "$want $(git rev-parse HEAD)" ] && [ -z "${FORCE:-}" ]; then
+		echo "series already applied on $BASE_PKG $version:"
+		git log --oneline hugetext-base..HEAD | sed 's/^/  /'
+		exit 0
+	fi
+fi
 if [ -n "$applied" ] && [ "${applied#* }" != "$(git rev-parse HEAD)" ] && [ -z "${FORCE:-}" ]; then
-	echo "fetch-source: out/src has commits that are not in patches/ (run" \
-	     "scripts/series.sh export, or FORCE=1 to throw them away)" >&2
+	echo "fetch-source: out/src is not at the series it was built from: new" \
+	     "commits or changes there? (scripts/series.sh export keeps them in patches/;" \
+	     "FORCE=1 throws them away)" >&2
 	exit 1
 fi
 "${GIT[@]}" am --abort >/dev/null 2>&1 || true

@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,6 +44,10 @@
  */
 #define MAX_PERIODS 60
 #define REGION (2UL << 20)
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+
 
 struct proc {
 	pid_t pid;
@@ -50,6 +56,24 @@ struct proc {
 };
 
 static char longstr[4096];
+
+/*
+ * MADV_COLLAPSE of region @i of @p from outside (process_madvise): 0, or
+ * the errno.  A region without a slot must fail with EBUSY: the slots are
+ * taken by hotter regions, and retrying (EAGAIN) would not help.
+ */
+static int collapse_in(struct proc *p, int i)
+{
+	struct iovec iov = { (void *)(p->first + i * REGION), REGION };
+	int pidfd = syscall(SYS_pidfd_open, p->pid, 0), err = 0;
+
+	if (pidfd < 0)
+		return errno;
+	if (syscall(SYS_process_madvise, pidfd, &iov, 1, MADV_COLLAPSE, 0) < 0)
+		err = errno;
+	close(pidfd);
+	return err;
+}
 
 static int spawn(struct proc *p, const char *hot, const char *hot2)
 {
@@ -254,7 +278,7 @@ int main(void)
 	if (!knob_exists(CAP) || !knob_exists(SAMPLE))
 		ksft_exit_skip("kernel without max_nr_hugetext (no %s%s)\n", THP_DIR, CAP);
 	memset(longstr, '7', sizeof(longstr) - 1);
-	ksft_set_plan(2 * 4 + 7);
+	ksft_set_plan(2 * 4 + 8);
 	knobs_save();
 
 	test_knob(CAP, cap_good, 3, cap_bad, sizeof(cap_bad) / sizeof(*cap_bad), "3");
@@ -285,6 +309,13 @@ int main(void)
 	want[0] = 1u << 2 | 1u << 5;
 	r = wait_sets(p, want, 1, 2, MAX_PERIODS * SAMPLE_MS / 1000.0 + 5);
 	report("cap 2: exactly the hot regions 2,5 PMD-mapped", r);
+	{
+		int e0 = collapse_in(&p[0], 0), e2 = collapse_in(&p[0], 2);
+
+		ksft_test_result(e0 == EBUSY && e2 == 0,
+				 "cap 2: MADV_COLLAPSE of cold region 0 fails with EBUSY (%s), of granted region 2 succeeds (%s)\n",
+				 e0 ? strerror(e0) : "success", e2 ? strerror(e2) : "success");
+	}
 	ksft_print_msg("hugetext_cap_collapsed +%ld, hugetext_cap_sampled +%ld\n",
 		       vmstat_read("hugetext_cap_collapsed") - collapsed,
 		       vmstat_read("hugetext_cap_sampled") - sampled);

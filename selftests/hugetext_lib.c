@@ -3,12 +3,16 @@
  * A shared library with 8M of text loaded by ld.so: with hugetext=1 its text
  * is placed congruent and PMD-mapped within 1 s of exec, on ext4 and on
  * overlayfs over ext4 (a filesystem without a get_unmapped_area hook of its
- * own); with hugetext=0 on overlayfs it gets no huge page.
+ * own); with hugetext=0 on overlayfs it gets no huge page.  A data file
+ * (not ELF) on overlayfs is placed as without hugetext: no 2M alignment, no
+ * address space spent on it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -54,6 +58,47 @@ static void test_lib(const char *fs, const char *dir)
 	ksft_test_result(rc == 0, "%s: hugetext=0: no PMD-mapped DSO text\n", fs);
 }
 
+/*
+ * hugetext=1: map a 6M+4K data file on overlayfs 16 times; placed as
+ * without hugetext, successive mappings sit 6M+4K apart, so at most one or
+ * two can be 2M-aligned by chance; aligned for hugetext, all would be.
+ */
+static void test_data_file(void)
+{
+	const size_t len = (6UL << 20) + 4096;
+	long m0 = vmstat_read("hugetext_align_mmap");
+	void *maps[16];
+	int fd, i, aligned = 0, n = 0;
+	char *buf;
+
+	knob_write("hugetext_enabled", "1");
+	fd = open(OVL "/merged/data.bin", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	buf = calloc(1, len);
+	if (fd < 0 || !buf || write(fd, buf, len) != (ssize_t)len) {
+		ksft_test_result_fail("overlayfs: cannot write a data file: %s\n", strerror(errno));
+		free(buf);
+		return;
+	}
+	free(buf);
+	close(fd);
+	fd = open(OVL "/merged/data.bin", O_RDONLY);
+	for (i = 0; i < 16; i++) {
+		maps[i] = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (maps[i] == MAP_FAILED)
+			continue;
+		n++;
+		aligned += !((unsigned long)maps[i] & ((2UL << 20) - 1));
+	}
+	for (i = 0; i < 16; i++)
+		if (maps[i] != MAP_FAILED)
+			munmap(maps[i], len);
+	close(fd);
+	unlink(OVL "/merged/data.bin");
+	ksft_test_result(n == 16 && aligned <= 2 && vmstat_read("hugetext_align_mmap") == m0,
+			 "overlayfs: a data file is not 2M-aligned for hugetext (%d of %d mappings aligned, hugetext_align_mmap +%ld)\n",
+			 aligned, n, vmstat_read("hugetext_align_mmap") - m0);
+}
+
 static int setup_overlay(const char *src)
 {
 	char path[700];
@@ -81,7 +126,7 @@ int main(void)
 	if (!knob_exists("hugetext_enabled"))
 		ksft_exit_skip("kernel without CONFIG_HUGETEXT\n");
 	snprintf(dir, sizeof(dir), "%s", self_dir());
-	ksft_set_plan(5);
+	ksft_set_plan(6);
 	knobs_save();
 	knob_write("enabled", "madvise");
 	khugepaged_defaults();
@@ -92,8 +137,10 @@ int main(void)
 		ksft_test_result_fail("overlayfs: cannot mount overlay over ext4\n");
 		ksft_test_result_skip("overlayfs: not mounted\n");
 		ksft_test_result_skip("overlayfs: not mounted\n");
+		ksft_test_result_skip("overlayfs: not mounted\n");
 	} else {
 		test_lib("overlayfs", OVL "/merged");
+		test_data_file();
 		umount(OVL "/merged");
 	}
 	knobs_restore();

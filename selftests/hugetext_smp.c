@@ -69,6 +69,7 @@ struct shared {
 	long writes, bad, calls;
 	int stop;
 	uint32_t bad_page, bad_got, bad_lo, bad_hi;
+	uint32_t bad_data, bad_file, bad_again;	/* what the first wrong call saw */
 };
 
 static struct shared *sh;
@@ -127,6 +128,17 @@ static void *executor(void *arg)
 		if (got >> 20 != k || (got & 0xfffff) < (lo & 0xfffff) ||
 		    (got & 0xfffff) > (hi & 0xfffff)) {
 			if (__atomic_fetch_add(&sh->bad, 1, __ATOMIC_RELAXED) == 0) {
+				int fd = open(FILE_PATH, O_RDONLY);
+				uint32_t f = 0;
+
+				/* the same bytes as data, in the file, and run again */
+				memcpy(&sh->bad_data, text + k * PAGE + 1, 4);
+				if (fd >= 0 && pread(fd, &f, 4, k * PAGE + 1) == 4)
+					sh->bad_file = f;
+				if (fd >= 0)
+					close(fd);
+				serialize();
+				sh->bad_again = fn();
 				sh->bad_page = k;
 				sh->bad_got = got;
 				sh->bad_lo = value(k, lo);
@@ -189,8 +201,9 @@ static long stop_executor(pthread_t t, long bad0)
 	__atomic_store_n(&stop_exec, 1, __ATOMIC_RELEASE);
 	pthread_join(t, NULL);
 	if (sh->bad > bad0)
-		ksft_print_msg("first wrong result: page %u returned %#x, expected %#x..%#x\n",
-			       sh->bad_page, sh->bad_got, sh->bad_lo, sh->bad_hi);
+		ksft_print_msg("first wrong result: page %u returned %#x, expected %#x..%#x; then its bytes read %#x through the mapping, %#x from the file, and a second call returned %#x\n",
+			       sh->bad_page, sh->bad_got, sh->bad_lo, sh->bad_hi,
+			       sh->bad_data, sh->bad_file, sh->bad_again);
 	return sh->bad - bad0;
 }
 
@@ -358,8 +371,9 @@ static void verify(void)
 	free(buf);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	const char *mode = argc > 1 ? argv[1] : "1";
 	unsigned char page[PAGE];
 	size_t len;
 	unsigned long k;
@@ -373,8 +387,8 @@ int main(void)
 		ksft_exit_skip("needs two online CPUs, has %ld\n", ncpu);
 	ksft_set_plan(5);
 	knobs_save();
-	if (knob_write("hugetext_enabled", "1"))
-		ksft_exit_fail_msg("cannot set hugetext_enabled=1\n");
+	if (knob_write("hugetext_enabled", mode))
+		ksft_exit_fail_msg("cannot set hugetext_enabled=%s\n", mode);
 	if (knob_exists("khugepaged/max_nr_hugetext"))
 		knob_write("khugepaged/max_nr_hugetext", "0");
 
@@ -397,7 +411,8 @@ int main(void)
 		ksft_exit_fail_msg("cannot map %s\n", FILE_PATH);
 	if (pin(1))
 		ksft_exit_fail_msg("cannot run on CPU 1: %s\n", strerror(errno));
-	ksft_print_msg("%ld CPUs online; executor on CPU 0, replacing on CPU 1\n", ncpu);
+	ksft_print_msg("%ld CPUs online; executor on CPU 0, replacing on CPU 1; hugetext_enabled=%s\n",
+		       ncpu, mode);
 
 	control();
 	phase_collapse_split();
