@@ -44,12 +44,25 @@ run_held() {
 	name=$1; shift
 	case "$name" in
 	cc1) mkfifo /tmp/cc1.in; "$@" </tmp/cc1.in >/dev/null 2>&1 & pid=$!; exec 9>/tmp/cc1.in ;;
-	*) "$@" >/dev/null 2>&1 & pid=$! ;;
+	*) "$@" >/tmp/$name.out 2>&1 & pid=$! ;;
 	esac
 	sleep 2
 	res=$(coverage $pid "$name")
 	case "$name" in cc1) exec 9>&-; rm -f /tmp/cc1.in ;; esac
 	wait $pid
+	rc=$?
+	# a program that is gone before it was sampled: say how it ended.
+	# KNOWN OPEN: gdb did so once in four boot1 runs on 2 vCPUs
+	# (2026-11-23); run it once more, and say so.
+	if [ -z "$res" ]; then
+		echo "# $name exited $rc before it was sampled:" >&2
+		sed 's/^/#   /' /tmp/$name.out 2>/dev/null | head -n 5 >&2
+		if [ -z "${retried:-}" ]; then
+			echo "# KNOWN OPEN SMP ISSUE: running $name once more" >&2
+			retried=1 run_held "$name" "$@"
+			return
+		fi
+	fi
 	echo "$res"
 }
 
