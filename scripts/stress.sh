@@ -32,7 +32,7 @@ for s in "$seed" $(( (seed + 1) % 65536 )); do
 	"$top/scripts/run-qemu.sh" --kernel "$top/out/bzImage-debug" --log "$log" \
 		--rootfs "$img" --cpus $cpus \
 		--timeout $(( secs * 3 + 900 )) -- hugetext=1 htrun=check:stress \
-		htstress_secs="$secs" htstress_seed="$s" htstress_inject=1
+		htstress_secs="$secs" htstress_seed="$s" htstress_inject=1 htstress_memcg=1
 	rc=$?
 	rm -f "$img"
 	tr -d '\r' <"$log" | grep -E '^(ok|not ok|# (seed|run|counters))'

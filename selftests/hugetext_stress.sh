@@ -35,6 +35,7 @@ for arg in $(cat /proc/cmdline); do
 	htstress_secs=*) SECS=${arg#*=} ;;
 	htstress_seed=*) SEED=${arg#*=} ;;
 	htstress_inject=*) INJECT=${arg#*=} ;;
+	htstress_memcg=*) MEMCG=${arg#*=} ;;
 	esac
 done
 INJECT=${INJECT:-0}
@@ -80,7 +81,7 @@ INJ=
 trap 'kill $TOG $MUT $INJ 2>/dev/null; [ $INJECT = 1 ] && inject off; restore' EXIT
 echo "TAP version 13"
 if [ "$INJECT" = 1 ]; then echo "1..5"; else echo "1..3"; fi
-echo "# seed $SEED, $SECS s, fault injection $( [ $INJECT = 1 ] && echo on || echo off)"
+echo "# seed $SEED, $SECS s, fault injection $( [ $INJECT = 1 ] && echo on || echo off), memory cgroup $( [ "${MEMCG:-0}" = 1 ] && echo on || echo off)"
 if [ "$INJECT" = 1 ] && { ! [ -d $FPA ] || ! [ -d $FSL ]; }; then
 	echo "not ok 1 fault injection asked for (htstress_inject=1), but $FPA or $FSL is missing"
 	exit 1
@@ -97,9 +98,14 @@ before=$(grep '^hugetext_' /proc/vmstat | tr '\n' ' ')
 s=$SEED
 rnd() { s=$(( (s * 1103515245 + 12345) % 2147483648 )); r=$(( (s / 65536) % $1 )); }
 
-# memory cgroup that makes some collapses fail
+# memory cgroup that makes some collapses fail.  Only in make stress
+# (htstress_memcg=1): in make check's short storm on 2 vCPUs, one run in
+# four had a task of this cgroup spend over 21 s in the kernel faulting and
+# reclaiming (an RCU stall, clear_page under do_anonymous_page from a
+# pread()'s copy_to_user) -- a known open issue, see README.
 CG=
-if mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null || [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+if [ "${MEMCG:-0}" = 1 ] && { mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null ||
+	[ -f /sys/fs/cgroup/cgroup.controllers ]; }; then
 	echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
 	mkdir -p /sys/fs/cgroup/ht-squeeze && echo 48M >/sys/fs/cgroup/ht-squeeze/memory.max &&
 		CG=/sys/fs/cgroup/ht-squeeze
