@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: all demo bench check stress deps source kernel rootfs series-export series-import \
+.PHONY: all demo bench check stress deps source kernel bisect rootfs series-export series-import \
 	tool-test install-tools clean help
 
 all: kernel
@@ -14,6 +14,8 @@ help:
 	@echo "make bench     real programs under hugetext / THP always / THP madvise: out/bench/report.md"
 	@echo "make stress    debug kernel (KASAN, lockdep) + 10 min exec/toggle/write storm"
 	@echo "make kernel    out/bzImage from the base + patches/"
+	@echo "make bisect    build every patch of the series on its own, and CONFIG_HUGETEXT=n"
+	@echo "Ctrl-C stops any target within seconds (its guests and builds too)."
 	@echo "make series-export   regenerate patches/ from out/src commits"
 	@echo "make install-tools   install tools/hugetext and its man page (PREFIX=/usr/local)"
 
@@ -25,6 +27,9 @@ source: deps
 
 kernel: source
 	@$(S)/build-kernel.sh
+
+bisect: source
+	@$(S)/bisect-build.sh
 
 rootfs: deps
 	@$(S)/mkrootfs.sh

@@ -15,13 +15,15 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 out="$top/out"
 dir="$out/bench"
 . "$top/scripts/base.sh"
+rig_lock "make bench"
+rig_signals "make bench"
 t0=$(date +%s)
 
 "$top/scripts/deps.sh"
 if [ ! -f "$out/bzImage" ]; then
 	echo "bench: no out/bzImage, building it"
 	"$top/scripts/fetch-source.sh"
-	"$top/scripts/build-kernel.sh"
+	rig_run "$top/scripts/build-kernel.sh"
 fi
 
 # the rootfs: rebuilt when missing or older than what the bench puts in it
@@ -54,7 +56,7 @@ for m in "${all_modes[@]}"; do
 	log="$dir/console-$name.log"
 	echo "bench: booting with $args, THP enabled=$thp ($name)"
 	b0=$(date +%s)
-	if "$top/scripts/run-qemu.sh" --log "$log" --timeout 480 --kernel "$dir/bzImage" -- \
+	if rig_run "$top/scripts/run-qemu.sh" --log "$log" --timeout 480 --kernel "$dir/bzImage" -- \
 		$args htrun=bench htthp="$thp" htbench="$progs"; then
 		:
 	else

@@ -1,20 +1,46 @@
 #!/usr/bin/env bash
-# Build every prefix of the series in out/src (each patch must build on its
-# own; after the first, each build is incremental), ending at the whole series,
-# whose image is out/bzImage.  Then build the whole series once more with
-# CONFIG_HUGETEXT=n (out/build-nohugetext; ccache makes it cheap).
+# Every patch of the series must build on its own.  Build each prefix of the
+# series but the last in out/bisect/src, a detached git worktree of out/src
+# (build dir out/bisect/build; after the first, each build is incremental),
+# then the whole series in out/src itself (out/build-main, image out/bzImage),
+# then the whole series once more with CONFIG_HUGETEXT=n (out/build-nohugetext).
+#
+# out/src never moves: a bisect build stopped at any moment (Ctrl-C, SIGTERM,
+# SIGKILL) leaves the applied series where it was, and the next run puts the
+# worktree where it needs it.  out/bisect/{src,build} sit at the same relative
+# distance as out/{src,build-main}, so ccache (CCACHE_BASEDIR) serves one
+# tree's objects to the other.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/base.sh"
+rig_lock bisect-build
+rig_signals bisect-build
 src="$top/out/src"
-branch=$(git -C "$src" symbolic-ref --short HEAD)
-trap 'git -C "$src" checkout -q "$branch"' EXIT
-for c in $(git -C "$src" rev-list --reverse hugetext-base..HEAD); do
-	git -C "$src" checkout -q --detach "$c"
-	echo "== $(git -C "$src" log -1 --format='%h %s')"
-	"$top/scripts/build-kernel.sh"
+wt="$top/out/bisect/src"
+GIT=(git -c advice.detachedHead=false)
+
+# the worktree: (re)made when missing or not a worktree of out/src
+if [ "$(git -C "$wt" rev-parse --path-format=absolute --git-common-dir 2>/dev/null)" != \
+     "$(git -C "$src" rev-parse --path-format=absolute --git-common-dir)" ]; then
+	rm -rf "$wt"
+	git -C "$src" worktree prune
+	rig_git_unlock "$src/.git"
+	echo "== making the bisect worktree out/bisect/src"
+	"${GIT[@]}" -C "$src" worktree add -q --detach "$wt" hugetext-base
+fi
+rig_git_unlock "$(git -C "$wt" rev-parse --path-format=absolute --git-dir)"
+
+commits=($(git -C "$src" rev-list --reverse hugetext-base..HEAD))
+n=${#commits[@]}
+for ((i = 0; i < n - 1; i++)); do
+	c=${commits[i]}
+	# -f: a checkout that was killed midway is completed, not refused
+	"${GIT[@]}" -C "$wt" checkout -q -f --detach "$c"
+	echo "== [$((i + 1))/$n] $(git -C "$wt" log -1 --format='%h %s')"
+	rig_run "$top/scripts/build-kernel.sh" --name bisect --src "$wt" --build "$top/out/bisect/build"
 done
-git -C "$src" checkout -q "$branch"
-trap - EXIT
+echo "== [$n/$n] $(git -C "$src" log -1 --format='%h %s') (out/src)"
+rig_run "$top/scripts/build-kernel.sh"
 echo "== whole series with CONFIG_HUGETEXT=n"
 echo "# CONFIG_HUGETEXT is not set" >"$top/out/hugetext-n.config"
-"$top/scripts/build-kernel.sh" --name nohugetext "$top/out/hugetext-n.config"
+rig_run "$top/scripts/build-kernel.sh" --name nohugetext "$top/out/hugetext-n.config"

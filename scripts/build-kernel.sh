@@ -4,19 +4,34 @@
 # (+ extra fragments given as arguments), merged by the kernel's merge_config.sh,
 # then verified: every symbol a fragment asks for must be in the final .config.
 #
-#   build-kernel.sh [--name NAME] [FRAGMENT...]
+#   build-kernel.sh [--name NAME] [--src DIR --build DIR] [FRAGMENT...]
 # NAME (default "main") selects out/build-NAME and out/bzImage[-NAME].
+# --src/--build build another tree (scripts/bisect-build.sh) and copy no image.
+# A build killed midway is redone where it left off (build_begin, base.sh).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-name=main
-if [ "${1:-}" = "--name" ]; then name=$2; shift 2; fi
-src="${HUGETEXT_SRC:-$top/out/src}"
-build="$top/out/build-$name"
-image="$top/out/bzImage"
-[ "$name" = main ] || image="$top/out/bzImage-$name"
+. "$top/scripts/base.sh"
+name=main src="$top/out/src" build= image=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--name) name=$2; shift 2 ;;
+	--src) src=$(cd "$2" && pwd); shift 2 ;;
+	--build) mkdir -p "$2"; build=$(cd "$2" && pwd); shift 2 ;;
+	--) shift; break ;;
+	-*) echo "build-kernel: unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+if [ -z "$build" ]; then
+	build="$top/out/build-$name"
+	image="$top/out/bzImage"
+	[ "$name" = main ] || image="$top/out/bzImage-$name"
+fi
+rig_lock build-kernel
+rig_signals build-kernel
 frags=("$top/scripts/qemu.config" "$top/Kconfig.fragment")
 for f in "$@"; do frags+=("$(cd "$(dirname "$f")" && pwd)/$(basename "$f")"); done
-mkdir -p "$build"
+build_begin "$build"
 jobs=$(( $(nproc) + 1 ))
 cc=gcc
 command -v ccache >/dev/null && cc="ccache gcc"
@@ -53,7 +68,8 @@ done
 [ $bad -eq 0 ] || { echo "build-kernel: config verification failed" >&2; exit 1; }
 
 echo "build-kernel: building $name ($(grep -c '=y' "$build/.config") symbols =y, -j$jobs)"
-if ! make -s -C "$src" O="$build" ARCH=x86_64 CC="$cc" -j"$jobs" bzImage >"$build/build.log" 2>&1; then
+if ! rig_run make -s -C "$src" O="$build" ARCH=x86_64 CC="$cc" -j"$jobs" bzImage >"$build/build.log" 2>&1; then
+	build_end "$build"
 	grep -E -B2 -A8 'error|Error' "$build/build.log" | head -n 60 >&2
 	echo "build-kernel: build failed, see $build/build.log" >&2
 	exit 1
@@ -61,5 +77,8 @@ fi
 if grep -E 'warning:' "$build/build.log" | grep -v -e 'objtool' >"$build/warnings.log"; then
 	echo "build-kernel: compiler warnings:" >&2; cat "$build/warnings.log" >&2
 fi
-cp "$build/arch/x86/boot/bzImage" "$image"
-echo "build-kernel: $image ($(git -C "$src" describe --always --tags 2>/dev/null))"
+build_end "$build"
+if [ -n "$image" ]; then
+	cp "$build/arch/x86/boot/bzImage" "$image.tmp" && mv "$image.tmp" "$image"
+fi
+echo "build-kernel: ${image:-$build/arch/x86/boot/bzImage} ($(git -C "$src" describe --always --tags 2>/dev/null))"

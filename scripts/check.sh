@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # make check: everything, from a fresh clone.  Each step and each TAP result
 # from the guests counts; the last line is "N passed, N failed"; non-zero exit
-# on any failure.  Logs in out/check/.
+# on any failure.  Logs in out/check/.  A Ctrl-C (SIGINT, SIGTERM, SIGHUP)
+# stops the current step and its guest within seconds and ends with
+# "make check: interrupted" (exit 130/143/129), not with a test count.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/base.sh"
+rig_lock "make check"
+rig_signals "make check"
+RIG_ON_STOP='echo "# stopped after $pass passed, $fail failed: not a result" >&2'
 logs="$top/out/check"
 rm -rf "$logs"; mkdir -p "$logs"
 pass=0 fail=0
@@ -16,7 +21,7 @@ nok()  { fail=$((fail + 1)); echo "not ok - $*"; }
 step() {
 	local name=$1; shift
 	local s=$(date +%s)
-	if "$@" >"$logs/$name.log" 2>&1; then
+	if rig_run "$@" >"$logs/$name.log" 2>&1; then
 		ok "$name ($(( $(date +%s) - s ))s)"
 		return 0
 	fi
@@ -28,8 +33,9 @@ step() {
 boot() {
 	local name=$1; shift
 	local log="$logs/guest-$name.log" s=$(date +%s) p f
-	"$top/scripts/run-qemu.sh" --log "$log" --timeout 900 -- "$@" >"$logs/guest-$name.verdict" 2>&1
-	local rc=$?
+	local rc=0
+	rig_run "$top/scripts/run-qemu.sh" --log "$log" --timeout 900 -- "$@" \
+		>"$logs/guest-$name.verdict" 2>&1 || rc=$?
 	tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
 	grep -E '^(not )?ok [0-9]+ ' "$log" | sed "s/^/  [$name] /"
 	p=$(grep -cE '^ok [0-9]+ ' "$log")
@@ -52,7 +58,12 @@ sed -n '1,/^applied/p;/^  /p' "$logs/series-applies.log" | sed 's/^/# /'
 step checkpatch "$top/scripts/checkpatch.sh"
 step tool-unit-tests python3 -m unittest discover -s "$top/tools/tests"
 step tool-stat-json-host sh -c "'$top/tools/hugetext' stat --json | python3 -m json.tool >/dev/null"
+# Ctrl-C and SIGKILL of "make bisect" in a kernel build; the next run is the
+# step after it, which must pass
+step rig-interrupt-build "$top/scripts/test-interrupt.sh" build
 if step kernel-builds-bisectable-and-hugetext-n "$top/scripts/bisect-build.sh"; then
+	# the same during "make demo"'s guest boot; the next runs are the boots
+	step rig-interrupt-guest "$top/scripts/test-interrupt.sh" guest
 	step rootfs "$top/scripts/mkrootfs.sh" && {
 		boot hugetext1 hugetext=1 htrun=check:boot1
 		boot hugetext1b hugetext=1 htrun=check:boot1b

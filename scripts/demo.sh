@@ -4,11 +4,13 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/base.sh"
+rig_lock demo
+rig_signals demo
 mkdir -p "$top/out/demo"
 log="$top/out/demo/console.log"
 echo "demo: booting $BASE_PKG $BASE_VERSION + hugetext series under QEMU (TCG) with hugetext=1"
-"$top/scripts/run-qemu.sh" --log "$log" --timeout 1200 -- hugetext=1 htrun=demo
-rc=$?
+rc=0
+rig_run "$top/scripts/run-qemu.sh" --log "$log" --timeout 1200 -- hugetext=1 htrun=demo || rc=$?
 tr -d '\r' <"$log" | sed -n '/^== knobs/,$p' | grep -v -E '^\[ *[0-9]+\.[0-9]+\]'
 [ $rc -eq 0 ] || echo "demo: FAILED (console log: $log)"
 exit $rc

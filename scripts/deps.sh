@@ -16,5 +16,7 @@ echo "deps: installing ${missing[*]}"
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
+# an install that was interrupted leaves dpkg half done (apt-get then refuses)
+$SUDO dpkg --configure -a
 $SUDO apt-get update -q
 $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -5,6 +5,8 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/base.sh"
+rig_lock fetch-source
+rig_signals fetch-source
 out="$top/out"
 src="$out/src"
 mkdir -p "$out/dl"
@@ -54,8 +56,14 @@ fi
 
 # --- 3. the series --------------------------------------------------------
 cd "$src"
+rig_git_unlock "$src/.git"
 want=$(series_hash "$top")
 applied=$(cat .git/hugetext-applied 2>/dev/null || true)
+# an apply that was stopped midway: no commit of the user's is there, apply again
+if [ -f .git/hugetext-applying ]; then
+	echo "fetch-source: the last apply of the series was interrupted; applying it again" >&2
+	applied=
+fi
 if [ "$applied" = "$want $(git rev-parse HEAD)" ] && [ -z "${FORCE:-}" ]; then
 	echo "series already applied on $BASE_PKG $version:"
 	git log --oneline hugetext-base..HEAD | sed 's/^/  /'
@@ -82,6 +90,8 @@ if [ -n "$applied" ] && [ "${applied#* }" != "$(git rev-parse HEAD)" ] && [ -z "
 	     "FORCE=1 throws them away)" >&2
 	exit 1
 fi
+touch .git/hugetext-applying
+rm -f .git/hugetext-applied
 "${GIT[@]}" am --abort >/dev/null 2>&1 || true
 "${GIT[@]}" checkout -q -f -B hugetext hugetext-base
 "${GIT[@]}" clean -q -fdx -e .hugetext-base
@@ -97,5 +107,6 @@ if [ ${#series[@]} -gt 0 ]; then
 	fi
 fi
 echo "$want $(git rev-parse HEAD)" > .git/hugetext-applied
+rm -f .git/hugetext-applying
 echo "applied on $BASE_PKG $version:"
 git log --oneline hugetext-base..HEAD | sed 's/^/  /'

@@ -4,6 +4,9 @@
 # host's python3 and its stdlib, and real Debian programs with their DSOs.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/base.sh"
+rig_lock mkrootfs
+rig_signals mkrootfs
 out="$top/out"
 root="$out/rootfs"
 rm -rf "$root"
@@ -40,7 +43,9 @@ install -m 0755 "$top/scripts/guest/run-tests" "$root/opt/hugetext/run-tests"
 install -m 0755 "$top/scripts/guest/demo" "$root/opt/hugetext/demo"
 
 # selftests (built static by selftests/Makefile)
-make -s -C "$top/selftests" OUT="$out/selftests" KSFT="$out/src/tools/testing/selftests"
+build_begin "$out/selftests"
+rig_run make -s -C "$top/selftests" OUT="$out/selftests" KSFT="$out/src/tools/testing/selftests"
+build_end "$out/selftests"
 mkdir -p "$root/opt/hugetext/selftests"
 find "$out/selftests" -maxdepth 1 -type f ! -name "*.S" -exec cp {} "$root/opt/hugetext/selftests/" \;
 cp "$top/selftests/list" "$root/opt/hugetext/selftests/list"
@@ -74,6 +79,8 @@ ln -sf "$llc" "$root/usr/bin/llc-14"
 
 # the image: content + 256 MB of room for the tests
 size_kb=$(( $(du -sk "$root" | cut -f1) + 262144 ))
-rm -f "$out/rootfs.img"
-mke2fs -q -t ext4 -L hugetext -d "$root" "$out/rootfs.img" "${size_kb}k"
+# written aside and renamed: an interrupted build never leaves a partial image
+rm -f "$out/rootfs.img.tmp"
+mke2fs -q -t ext4 -L hugetext -d "$root" "$out/rootfs.img.tmp" "${size_kb}k"
+mv "$out/rootfs.img.tmp" "$out/rootfs.img"
 echo "mkrootfs: $out/rootfs.img ($(( size_kb / 1024 )) MB)"

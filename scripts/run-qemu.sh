@@ -11,8 +11,13 @@
 # "HUGETEXT-EXIT <nonce> <status>" with a nonce made here, never guessed from
 # console text.  The console log is then scanned for kernel badness.  A
 # timeout, a missing status, or any badness fails with the console tail.
+# A Ctrl-C, SIGTERM or SIGHUP stops the guest at once and exits 130/143/129
+# ("run-qemu: interrupted"); qemu stays in the caller's process group
+# (timeout --foreground), so a kill of that group reaches it too.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/base.sh"
+rig_signals run-qemu
 log= timeout=600 cpus=2 kernel="$top/out/bzImage" rootfs="$top/out/rootfs.img"
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -36,7 +41,7 @@ accel=(-accel tcg,thread=multi -cpu max)
 cmdline="console=ttyS0 root=/dev/vda rw rootfstype=ext4 init=/init panic=-1"
 cmdline+=" oops=panic softlockup_panic=1 hung_task_panic=1 loglevel=7 htnonce=$nonce htcpus=$cpus $*"
 
-timeout --kill-after=10 "$timeout" qemu-system-x86_64 "${accel[@]}" -smp "$cpus" -m 3G \
+rig_run timeout --foreground --kill-after=10 "$timeout" qemu-system-x86_64 "${accel[@]}" -smp "$cpus" -m 3G \
 	-kernel "$kernel" -append "$cmdline" \
 	-drive file="$rootfs",format=raw,if=virtio,cache=unsafe \
 	-display none -monitor none -no-reboot \

@@ -6,6 +6,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/base.sh"
+rig_lock series
 src="$top/out/src"
 case "${1:-}" in
 export)

@@ -11,6 +11,9 @@
 # One summary line per seed, then "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/base.sh"
+rig_lock "make stress"
+rig_signals "make stress"
 secs=${HUGETEXT_STRESS_SECS:-600}
 cpus=4
 seed=${HUGETEXT_STRESS_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
@@ -18,7 +21,7 @@ case "$seed" in ''|*[!0-9]*) echo "stress: HUGETEXT_STRESS_SEED must be a number
 case "$secs" in ''|*[!0-9]*|0) echo "stress: HUGETEXT_STRESS_SECS must be a positive number, not '$secs'" >&2; exit 2 ;; esac
 mkdir -p "$top/out/stress"
 "$top/scripts/deps.sh" && "$top/scripts/fetch-source.sh" >/dev/null &&
-	"$top/scripts/build-kernel.sh" --name debug "$top/scripts/debug.config" &&
+	rig_run "$top/scripts/build-kernel.sh" --name debug "$top/scripts/debug.config" &&
 	"$top/scripts/mkrootfs.sh" >/dev/null || { echo "0 passed, 1 failed"; exit 1; }
 p=0 f=0
 summaries=()
@@ -29,11 +32,11 @@ for s in "$seed" $(( (seed + 1) % 65536 )); do
 	cp --sparse=always "$top/out/rootfs.img" "$img"
 	echo "stress: seed $s, $secs s, $cpus vCPUs, fault injection on, debug kernel out/bzImage-debug"
 	t0=$(date +%s)
-	"$top/scripts/run-qemu.sh" --kernel "$top/out/bzImage-debug" --log "$log" \
+	rc=0
+	rig_run "$top/scripts/run-qemu.sh" --kernel "$top/out/bzImage-debug" --log "$log" \
 		--rootfs "$img" --cpus $cpus \
 		--timeout $(( secs * 3 + 900 )) -- hugetext=1 htrun=check:stress \
-		htstress_secs="$secs" htstress_seed="$s" htstress_inject=1 htstress_memcg=1
-	rc=$?
+		htstress_secs="$secs" htstress_seed="$s" htstress_inject=1 htstress_memcg=1 || rc=$?
 	rm -f "$img"
 	tr -d '\r' <"$log" | grep -E '^(ok|not ok|# (seed|run|counters))'
 	sp=$(tr -d '\r' <"$log" | grep -cE '^ok [0-9]')
