@@ -61,32 +61,16 @@ static int make_file(void)
 {
 	char *buf = malloc(SIZE);
 	unsigned long i;
-	int fd, ok;
+	int ret;
 
 	if (!buf)
 		return -1;
 	for (i = 0; i < SIZE; i++)
 		buf[i] = (char)(i * 2654435761u >> 24);
 	mkdir(FILE_DIR, 0755);
-	fd = open(FILE_PATH, O_WRONLY | O_CREAT | O_TRUNC, 0755);
-	ok = fd >= 0 && write(fd, buf, SIZE) == (ssize_t)SIZE && !fsync(fd);
-	if (fd >= 0)
-		close(fd);
+	ret = write_file(FILE_PATH, buf, SIZE);
 	free(buf);
-	return ok ? 0 : -1;
-}
-
-static bool same_as_file(const char *p)
-{
-	char *buf = malloc(SIZE);
-	int fd = open(FILE_PATH, O_RDONLY);
-	bool same = buf && fd >= 0 && pread(fd, buf, SIZE, 0) == (ssize_t)SIZE &&
-		    !memcmp(buf, p, SIZE);
-
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	return same;
+	return ret;
 }
 
 int main(void)
@@ -130,7 +114,7 @@ int main(void)
 					      cases[i].why, before, SIZE / 1024);
 		else
 			ksft_test_result((cases[i].expect == KEEP ? after == before : after == 0) &&
-					 same_as_file(p),
+					 mapping_diff_file(p, SIZE, FILE_PATH) == 0,
 					 "%s (FilePmdMapped %ld -> %ld kB)\n",
 					 cases[i].why, before, after);
 		munmap(p, len);

@@ -362,35 +362,28 @@ static void phase_rewrite(void)
 /* the mapping equals the file, and each function returns its committed value */
 static void verify(void)
 {
-	unsigned char *buf = malloc(REGION);
-	int fd = open(FILE_PATH, O_RDONLY);
-	unsigned long r, k, bad_bytes = 0, bad_calls = 0;
+	unsigned long k, bad_calls = 0;
+	long bad_bytes;
 
-	if (!buf || fd < 0)
-		ksft_exit_fail_msg("verify: %s\n", strerror(errno));
 	collapse_all();
-	for (r = 0; r < NR_REGIONS; r++)
-		if (pread(fd, buf, REGION, r * REGION) != (ssize_t)REGION ||
-		    memcmp(buf, text + r * REGION, REGION))
-			bad_bytes++;
+	bad_bytes = mapping_diff_file(text, NR_REGIONS * REGION, FILE_PATH);
+	if (bad_bytes < 0)
+		ksft_exit_fail_msg("verify: %s: %s\n", FILE_PATH, strerror(errno));
 	serialize();
 	for (k = 0; k < NR_PAGES; k++)
 		if (((uint32_t (*)(void))(text + k * PAGE))() != value(k, sh->committed[k]))
 			bad_calls++;
 	ksft_test_result(bad_bytes == 0 && bad_calls == 0 && pmd_kb() > 0,
-			 "afterwards the mapped text (%ld kB PMD-mapped) equals the file (%lu bad regions, %lu wrong functions)\n",
+			 "afterwards the mapped text (%ld kB PMD-mapped) equals the file (%ld bad regions, %lu wrong functions)\n",
 			 pmd_kb(), bad_bytes, bad_calls);
-	close(fd);
-	free(buf);
 }
 
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "1";
-	unsigned char page[PAGE];
+	unsigned char *file;
 	size_t len;
 	unsigned long k;
-	int fd;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
 	ksft_print_header();
@@ -409,16 +402,14 @@ int main(int argc, char **argv)
 	if (sh == MAP_FAILED)
 		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
 	mkdir(FILE_DIR, 0755);
-	fd = open(FILE_PATH, O_WRONLY | O_CREAT | O_TRUNC, 0755);
-	if (fd < 0)
-		ksft_exit_fail_msg("%s: %s\n", FILE_PATH, strerror(errno));
-	for (k = 0; k < NR_PAGES; k++) {
-		encode(page, k, 0);
-		if (write(fd, page, PAGE) != (ssize_t)PAGE)
-			ksft_exit_fail_msg("write %s: %s\n", FILE_PATH, strerror(errno));
-	}
-	fsync(fd);
-	close(fd);
+	file = malloc(NR_PAGES * PAGE);
+	if (!file)
+		ksft_exit_fail_msg("malloc: %s\n", strerror(errno));
+	for (k = 0; k < NR_PAGES; k++)
+		encode(file + k * PAGE, k, 0);
+	if (write_file(FILE_PATH, file, NR_PAGES * PAGE))
+		ksft_exit_fail_msg("write %s: %s\n", FILE_PATH, strerror(errno));
+	free(file);
 	text = map_text_aligned(FILE_PATH, &len);
 	if (text == MAP_FAILED || len != NR_REGIONS * REGION)
 		ksft_exit_fail_msg("cannot map %s\n", FILE_PATH);

@@ -98,26 +98,18 @@ static void evictor(struct counts *c, double end)
 static int verify(long *pmd_kb)
 {
 	size_t len, off;
-	char *p = map_text_aligned(FILE_PATH, &len), *buf;
-	int fd = open(FILE_PATH, O_RDONLY), bad = 0;
+	char *p = map_text_aligned(FILE_PATH, &len);
+	long bad;
 
-	if (p == MAP_FAILED || fd < 0)
+	if (p == MAP_FAILED)
 		return -1;
 	for (off = 0; off + REGION <= len; off += REGION)
 		madvise(p + off, REGION, MADV_COLLAPSE);
 	*pmd_kb = smaps_field(0, (unsigned long)p, (unsigned long)p + len,
 			      "FilePmdMapped") / 1024;
-	buf = malloc(REGION);
-	for (off = 0; buf && off < len; off += REGION) {
-		size_t n = len - off < REGION ? len - off : REGION;
-
-		if (pread(fd, buf, n, off) != (ssize_t)n || memcmp(buf, p + off, n))
-			bad++;
-	}
-	free(buf);
-	close(fd);
+	bad = mapping_diff_file(p, len, FILE_PATH);
 	munmap(p, len);
-	return buf ? bad : -1;
+	return bad;
 }
 
 int main(void)

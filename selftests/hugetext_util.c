@@ -503,3 +503,37 @@ void khugepaged_defaults(void)
 	knob_write("khugepaged/alloc_sleep_millisecs", "60000");
 	knob_write("khugepaged/pages_to_scan", "4096");
 }
+
+int write_file(const char *path, const void *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755), ok;
+
+	ok = fd >= 0 && write(fd, buf, len) == (ssize_t)len && !fsync(fd);
+	if (fd >= 0)
+		close(fd);
+	return ok ? 0 : -1;
+}
+
+long mapping_diff_file(const void *p, size_t len, const char *path)
+{
+	size_t region = pmd_size(), off, n;
+	char *buf = malloc(region);
+	int fd = open(path, O_RDONLY);
+	long bad = 0;
+
+	if (!buf || fd < 0) {
+		bad = -1;
+		goto out;
+	}
+	for (off = 0; off < len; off += region) {
+		n = len - off < region ? len - off : region;
+		if (pread(fd, buf, n, off) != (ssize_t)n ||
+		    memcmp(buf, (const char *)p + off, n))
+			bad++;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return bad;
+}

@@ -72,6 +72,13 @@ void *map_text_aligned(const char *path, size_t *len);
 
 int copy_file(const char *from, const char *to);
 
+/* Create @path (mode 0755) holding @len bytes of @buf, fsync'ed.  0 or -1. */
+int write_file(const char *path, const void *buf, size_t len);
+
+/* Compare the mapping [p, p + len) with @path from offset 0, a 2 MB region
+ * at a time.  Returns how many regions differ, -1 if @path cannot be read. */
+long mapping_diff_file(const void *p, size_t len, const char *path);
+
 struct rusage;
 /* fork + exec argv[0] with stdout captured into @out; wait4() fills @ru.
  * PR_SET_THP_DISABLE in the child first if asked.  Returns the exit code. */
