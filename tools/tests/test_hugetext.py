@@ -16,6 +16,7 @@ Golden files live in tools/tests/golden/; refresh them with
 
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -24,7 +25,10 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TOOL = os.path.join(os.path.dirname(HERE), 'hugetext')
+# HUGETEXT_TOOL=PATH runs the tests against another copy of the tool
+# (e.g. an older version, to see which tests catch which defect).
+TOOL = os.environ.get('HUGETEXT_TOOL') or os.path.join(
+    os.path.dirname(HERE), 'hugetext')
 FIXTURES = os.path.join(HERE, 'fixtures')
 GOLDEN = os.path.join(HERE, 'golden')
 UPDATE_HINT = ('update with: HUGETEXT_UPDATE_GOLDEN=1 '
@@ -124,6 +128,17 @@ class TestGeneral(unittest.TestCase):
         self.assertEqual(p.returncode, 2)
         self.assertIn('hugetext:', p.stderr)
 
+    def test_bad_usage_is_one_line(self):
+        for args in (['frobnicate'], [], ['stat', '--pid', 'x'],
+                     ['set'], ['check'], ['status', '--bogus'],
+                     ['stat', '--interval', 'abc']):
+            p = run(*args)
+            self.assertEqual(p.returncode, 2, args)
+            self.assertEqual(p.stdout, '', args)
+            self.assertEqual(p.stderr.count('\n'), 1, (args, p.stderr))
+            self.assertTrue(p.stderr.startswith('hugetext: '), p.stderr)
+            self.assertNotIn('usage:', p.stderr)
+
     def test_bad_root(self):
         p = run('status', root='/nonexistent/hugetext-root')
         self.assertEqual(p.returncode, 2)
@@ -139,6 +154,27 @@ class TestManPage(unittest.TestCase):
                      'HUGETEXT_ROOT', 'pad_threshold', 'max_nr_hugetext',
                      'sample_millisecs'):
             self.assertIn(word, man)
+
+
+    def test_man_page_knob_ranges_match_tool(self):
+        # The ranges the tool validates (status --json) are the ones the
+        # man page documents, in the set section and under FILES.
+        with open(os.path.join(os.path.dirname(HERE), 'hugetext.8')) as f:
+            man = f.read()
+        st = json.loads(run('status', '--json', root=os.path.join(
+            FIXTURES, 'patched')).stdout)
+        want = {'enabled': [0, 3], 'pad_threshold': [0, 2097151],
+                'max_nr_hugetext': [0, 65536],
+                'sample_millisecs': [10, 600000]}
+        self.assertEqual({k: v['range'] for k, v in st['knobs'].items()},
+                         want)
+        for name, (lo, hi) in want.items():
+            m = re.search(r'\.B %s\n\.I \S+\n\\\(em (\d+)\.\.(\d+)' % name, man)
+            self.assertTrue(m, name)
+            self.assertEqual([int(m.group(1)), int(m.group(2))], [lo, hi],
+                             name)
+        self.assertIn('(10..600000, default 1000)', man)
+        self.assertNotIn('3600000', man)
 
 
 class TestStatus(FixtureCase):
