@@ -35,6 +35,9 @@ UPDATE_HINT = ('update with: HUGETEXT_UPDATE_GOLDEN=1 '
                'python3 -m unittest discover -s tools/tests')
 
 MB = 1 << 20
+CC1 = '/usr/libexec/gcc/x86_64-linux-gnu/12/cc1'
+SERVER = '/usr/local/bin/myserver'
+LIBC = '/usr/lib/x86_64-linux-gnu/libc.so.6'
 THP = 'sys/kernel/mm/transparent_hugepage/'
 ENABLED = THP + 'hugetext_enabled'
 PAD = THP + 'hugetext_pad_threshold'
@@ -464,6 +467,192 @@ class TestStat(FixtureCase):
         d = self.stat_json()
         self.assertEqual(d['pmd_size'], 32 * MB)
         self.assertEqual(d['totals']['ideal'], 0)
+
+
+class TestStatSelection(FixtureCase):
+    """Which processes stat reports: --pid (deduplicated, several in one
+    argument), --comm, --cgroup, and the JSON flags every command has."""
+
+    def pids_of(self, *args, rc=0):
+        p = self.hugetext('stat', '--json', *args)
+        self.assertEqual(p.returncode, rc, p.stderr)
+        d = json.loads(p.stdout)
+        return [x['pid'] for x in d['processes']], d
+
+    def test_stat_pid_twice_counted_once(self):
+        got, d = self.pids_of('--pid', '1234', '--pid', '1234')
+        self.assertEqual(got, [1234])
+        self.assertEqual(d['totals']['processes'], 1)
+        self.assertEqual(d['totals']['file_pmd_mapped'], 12 * MB)
+        self.assertEqual(d['totals']['ideal'], 20 * MB)
+
+    def test_stat_several_pids_in_one_argument(self):
+        # hugetext stat --pid "$(pidof postgres)"
+        got, d = self.pids_of('--pid', '2345 1234')
+        self.assertEqual(got, [1234, 2345])
+        got, _ = self.pids_of('--pid', '1234,2345', '--pid', ' 2345 ')
+        self.assertEqual(got, [1234, 2345])
+        p = self.hugetext('stat', '--pid', '1234 x')
+        self.assertEqual(p.returncode, 2)
+        self.assertEqual(p.stderr, "hugetext: --pid: invalid PID 'x'\n")
+
+    def test_stat_json_has_supported_and_version(self):
+        _, d = self.pids_of('--pid', '1234')
+        self.assertIs(d['supported'], True)
+        self.assertRegex(d['version'], r'^\d')
+
+    def test_every_json_output_has_supported_and_version(self):
+        elf = os.path.join(self.tmp, 'x.elf')
+        with open(elf, 'wb') as f:
+            f.write(elf32_exec(0x200000, 0x8200000, 5 * MB))
+        for args in (['status'], ['stat'], ['check', elf],
+                     ['rollback', '--dry-run'],
+                     ['bench', '-n', '1', '--no-perf', '--', 'true']):
+            p = self.hugetext(*(args[:1] + ['--json'] + args[1:]))
+            self.assertEqual(p.returncode, 0, (args, p.stderr))
+            d = json.loads(p.stdout)
+            self.assertIs(d.get('supported'), True, args)
+            self.assertEqual(d.get('version'), json.loads(self.hugetext(
+                'status', '--json').stdout)['version'], args)
+
+    def test_stat_comm(self):
+        got, _ = self.pids_of('--comm', 'myserver')
+        self.assertEqual(got, [2345])
+        got, _ = self.pids_of('--comm', 'myserver', '--pid', '1234',
+                              '--comm', 'cc1')
+        self.assertEqual(got, [1234, 2345])
+        p = self.hugetext('stat', '--comm', 'postgres')
+        self.assertEqual(p.returncode, 1)
+        self.assertEqual(p.stderr, 'hugetext: no process named postgres\n')
+
+    def test_stat_cgroup(self):
+        cg = self.path('sys/fs/cgroup/system.slice/myserver.service')
+        os.makedirs(cg)
+        with open(os.path.join(cg, 'cgroup.procs'), 'w') as f:
+            f.write('2345\n4242\n')       # 4242 has exited meanwhile
+        for path in ('system.slice/myserver.service',
+                     '/system.slice/myserver.service',
+                     '/sys/fs/cgroup/system.slice/myserver.service/'):
+            got, _ = self.pids_of('--cgroup', path)
+            self.assertEqual(got, [2345], path)
+        got, _ = self.pids_of('--cgroup', 'system.slice/myserver.service',
+                              '--pid', '2345', '--pid', '1234')
+        self.assertEqual(got, [1234, 2345])
+        p = self.hugetext('stat', '--cgroup', 'nope.slice')
+        self.assertEqual(p.returncode, 1)
+        self.assertIn('no /sys/fs/cgroup/nope.slice/cgroup.procs', p.stderr)
+
+
+class TestStatReasons(FixtureCase):
+    def reasons(self, pid, path, *args):
+        p = self.hugetext('stat', '--json', '--pid', str(pid), *args)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        m = [m for m in json.loads(p.stdout)['processes'][0]['mappings']
+             if m['path'] == path][0]
+        return [r['code'] for r in m['reasons']], m
+
+    def test_reasons_fixture(self):
+        codes, _ = self.reasons(1234, CC1)
+        self.assertEqual(codes, ['not-collapsed'])
+        codes, _ = self.reasons(2345, SERVER)
+        self.assertEqual(codes, ['not-congruent'])
+        codes, _ = self.reasons(2345, LIBC)
+        self.assertEqual(codes, ['too-small'])
+        codes, m = self.reasons(2345, '[anon]')
+        self.assertEqual(codes, ['hugetext-off'])    # enabled=1: no JIT
+        self.put(ENABLED, '3')
+        codes, m = self.reasons(2345, '[anon]')
+        self.assertEqual(codes, ['not-collapsed'])
+        self.assertIn('2M of full regions not huge', m['reasons'][0]['detail'])
+
+    def test_reason_opted_out(self):
+        smaps = self.read('proc/1234/smaps').split('\n')
+        i = [n for n, l in enumerate(smaps) if l.startswith('55d4a2800000')][0]
+        j = [n for n in range(i, len(smaps))
+             if smaps[n].startswith('VmFlags:')][0]
+        smaps[j] += ' nh'
+        self.put('proc/1234/smaps', '\n'.join(smaps))
+        codes, m = self.reasons(1234, CC1)
+        self.assertEqual(codes, ['opted-out'])
+        self.assertIn('nh', m['vmflags'])
+
+    def test_reason_capped(self):
+        # cc1 has 12 MB = 6 regions PMD-mapped; a cap of 6 explains the rest
+        self.put(MAXNR, '6')
+        codes, m = self.reasons(1234, CC1)
+        self.assertEqual(codes, ['capped'])
+        self.assertEqual(m['reasons'][0]['detail'], 'max_nr_hugetext 6 and '
+                         'the process has 6 2 MB regions of file text '
+                         'PMD-mapped')
+        self.put(MAXNR, '7')
+        codes, _ = self.reasons(1234, CC1)
+        self.assertEqual(codes, ['not-collapsed'])
+
+    def test_reason_partial_regions(self):
+        # libc's text at a congruent address with 4 MB and a bit: 2 full
+        # regions huge, the rest is on small pages.
+        smaps = self.read('proc/2345/smaps').replace(
+            '7f3a1c828000-7f3a1c9bd000', '7f3a1c828000-7f3a1cc29000')
+        self.put('proc/2345/smaps', smaps)
+        codes, m = self.reasons(2345, LIBC)
+        self.assertEqual(m['ideal'], 2 * MB)
+        self.assertEqual(codes, ['not-collapsed', 'partial-regions'])
+
+    def test_no_reason_when_fully_huge(self):
+        self.put('proc/1234/smaps', self.read('proc/1234/smaps').replace(
+            'FilePmdMapped:     12288 kB', 'FilePmdMapped:     20480 kB'))
+        codes, m = self.reasons(1234, CC1)
+        self.assertEqual(m['huge'], 20 * MB)
+        self.assertEqual(codes, [])
+
+    def test_stock_kernel_reason(self):
+        shutil.rmtree(self.root)
+        shutil.copytree(os.path.join(FIXTURES, 'stock'), self.root)
+        codes, _ = self.reasons(1234, CC1)
+        self.assertEqual(codes, ['no-hugetext'])
+
+
+class TestStatRollupWatch(FixtureCase):
+    def test_rollup_sorted_by_loss(self):
+        p = self.hugetext('stat', '--rollup', '--json')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rows = json.loads(p.stdout)['rollup']
+        self.assertEqual([(r['pid'], r['missing'], r['huge'], r['ideal'])
+                          for r in rows],
+                         [(1234, 8 * MB, 12 * MB, 20 * MB),
+                          (2345, 2 * MB, 2 * MB, 4 * MB)])
+        # make myserver the bigger loser: its JIT region grows to 24 MB
+        self.put('proc/2345/smaps', self.read('proc/2345/smaps').replace(
+            '7f3a00000000-7f3a00400000', '7f3a00000000-7f3a01800000'))
+        p = self.hugetext('stat', '--rollup')
+        lines = p.stdout.splitlines()
+        self.assertRegex(lines[0], r'PID +COMM +TEXT +IDEAL +HUGE +NOTHUGE')
+        self.assertRegex(lines[1], r'^ +2345 myserver .* 22M ')
+        self.assertRegex(lines[2], r'^ +1234 cc1 .* 8M ')
+
+    def test_watch_json_lines(self):
+        p = self.hugetext('stat', '--pid', '1234', '--json', '--interval',
+                          '10', '--count', '3')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = p.stdout.splitlines()
+        self.assertEqual(len(lines), 3)
+        snaps = [json.loads(l) for l in lines]
+        self.assertEqual([s['snapshot'] for s in snaps], [1, 2, 3])
+        for s in snaps:
+            self.assertEqual(s['totals']['file_pmd_mapped'], 12 * MB)
+            self.assertTrue(s['supported'])
+        self.assertGreaterEqual(snaps[2]['time'] - snaps[0]['time'], 0.02)
+
+    def test_watch_text_and_usage(self):
+        p = self.hugetext('stat', '--rollup', '--interval', '10', '--count',
+                          '2')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.count('--- snapshot '), 2)
+        for bad in (['--count', '2'], ['--interval', '0'],
+                    ['--interval', '10', '--count', '0']):
+            p = self.hugetext('stat', *bad)
+            self.assertEqual(p.returncode, 2, bad)
+            self.assertEqual(p.stderr.count('\n'), 1, p.stderr)
 
 
 class TestRollback(FixtureCase):
