@@ -274,12 +274,22 @@ class TestStock(FixtureCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(len(json.loads(p.stdout)['processes']), 2)
 
-    def test_rollback_stock(self):
-        p = self.hugetext('rollback')
-        self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
-        self.assertIn('debugfs not mounted, skipped', p.stdout)
-        self.assertEqual(self.read('proc/sys/vm/drop_caches'), '3')
-        self.assertFalse(os.path.exists(self.path(ENABLED)))
+    def test_rollback_stock_does_nothing(self):
+        for args in (['rollback'], ['rollback', '--dry-run']):
+            p = self.hugetext(*args)
+            self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
+            self.assertEqual(p.stdout, '')
+            self.assertEqual(
+                p.stderr, 'hugetext: this kernel has no hugetext support (no '
+                '/sys/kernel/mm/transparent_hugepage/hugetext_enabled); '
+                'nothing to roll back, nothing changed\n')
+            self.assertEqual(self.read('proc/sys/vm/drop_caches'), '')
+            self.assertFalse(os.path.exists(self.path(ENABLED)))
+        p = self.hugetext('rollback', '--json')
+        self.assertEqual(p.returncode, 3)
+        d = json.loads(p.stdout)
+        self.assertEqual((d['supported'], d['steps']), (False, []))
+        self.assertEqual(self.read('proc/sys/vm/drop_caches'), '')
 
     def test_bench_unsupported(self):
         p = self.hugetext('bench', '-n', '1', '--no-perf', '--', 'true')
@@ -655,6 +665,10 @@ class TestStatRollupWatch(FixtureCase):
             self.assertEqual(p.stderr.count('\n'), 1, p.stderr)
 
 
+SPLITS = ('1234,0x55d4a2800000,0x55d4a3c00000\n'
+          '2345,0x7f3a00000000,0x7f3a00400000\n')
+
+
 class TestRollback(FixtureCase):
     def test_rollback(self):
         self.put(ENABLED, '3')
@@ -666,9 +680,59 @@ class TestRollback(FixtureCase):
         self.assertEqual(self.read(PAD), '0')
         self.assertEqual(self.read(MAXNR), '0')
         self.assertEqual(self.read('proc/sys/vm/drop_caches'), '3')
-        self.assertEqual(self.read('sys/kernel/debug/split_huge_pages'), '1')
+        # only the huge ranges of executable mappings, per process; never
+        # "1" (every THP of the system)
+        self.assertEqual(self.read('sys/kernel/debug/split_huge_pages'),
+                         SPLITS)
         self.assertIn('3 -> 0', p.stdout)
         self.assertIn('sync', p.stdout)
+        lines = p.stdout.splitlines()
+        self.assertLess(min(i for i, l in enumerate(lines)
+                            if l.startswith('split pid')),
+                        [i for i, l in enumerate(lines)
+                         if l.startswith('write 3 to drop_caches')][0])
+
+    def snapshot(self):
+        out = {}
+        for d, _, files in os.walk(self.root):
+            for f in files:
+                with open(os.path.join(d, f), 'rb') as fh:
+                    out[os.path.join(d, f)] = fh.read()
+        return out
+
+    def test_rollback_dry_run_changes_nothing(self):
+        self.put(ENABLED, '3')
+        before = self.snapshot()
+        p = self.hugetext('rollback', '--dry-run')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(self.snapshot(), before)
+        would = [l.split(': ', 1)[1].strip() for l in p.stdout.splitlines()]
+        self.assertEqual(would, [
+            'would write 0 to %s (now 3)' % ('/' + ENABLED),
+            'would write 0 to %s (now 0)' % ('/' + PAD),
+            'would write 0 to %s (now 0)' % ('/' + MAXNR),
+            'would write 1234,0x55d4a2800000,0x55d4a3c00000 to '
+            '/sys/kernel/debug/split_huge_pages (cc1 %s, 12M huge)' % CC1,
+            'would write 2345,0x7f3a00000000,0x7f3a00400000 to '
+            '/sys/kernel/debug/split_huge_pages (myserver [anon], 2M huge)',
+            'would call sync()',
+            'would write 3 to /proc/sys/vm/drop_caches'])
+        p = self.hugetext('rollback', '--dry-run', '--json')
+        self.assertEqual(self.snapshot(), before)
+        d = json.loads(p.stdout)
+        self.assertTrue(d['dry_run'])
+        self.assertEqual([(s['path'], s['value']) for s in d['steps']
+                          if s['path'] and 'split' in s['path']],
+                         [('/sys/kernel/debug/split_huge_pages', l)
+                          for l in SPLITS.split()])
+
+    def test_rollback_nothing_huge(self):
+        for pid in ('1234', '2345'):
+            self.put('proc/%s/smaps' % pid, '')
+        p = self.hugetext('rollback')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn('no executable mapping is huge', p.stdout)
+        self.assertEqual(self.read('sys/kernel/debug/split_huge_pages'), '')
 
     def test_rollback_json_and_missing_debugfs(self):
         os.unlink(self.path('sys/kernel/debug/split_huge_pages'))
