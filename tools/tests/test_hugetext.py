@@ -47,7 +47,16 @@ KNOB_FILES = {'enabled': ENABLED, 'pad_threshold': PAD,
               'max_nr_hugetext': MAXNR, 'sample_millisecs': SAMPLE}
 
 
-def run(*args, root=None, env=None):
+def limit_memory(nbytes):
+    """preexec_fn: an address-space limit, so that a tool reading a huge
+    or endless file fails fast instead of eating the machine's memory."""
+    def set_limit():
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (nbytes, nbytes))
+    return set_limit
+
+
+def run(*args, root=None, env=None, timeout=120, preexec_fn=None):
     # -S: skip site-packages; the tool is stdlib only (and starts faster).
     cmd = [sys.executable, '-S', TOOL]
     if root is not None:
@@ -59,7 +68,7 @@ def run(*args, root=None, env=None):
         e.update(env)
     p = subprocess.run(cmd + list(args), stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, universal_newlines=True,
-                       env=e, timeout=120)
+                       env=e, timeout=timeout, preexec_fn=preexec_fn)
     assert 'Traceback' not in p.stderr, p.stderr
     return p
 
@@ -896,6 +905,143 @@ def elf32_exec(p_offset, p_vaddr, p_filesz, p_align=0x1000):
     phdr = struct.pack('<IIIIIIII', 1, p_offset, p_vaddr, p_vaddr,
                        p_filesz, p_filesz, 5, p_align)
     return ehdr + phdr
+
+
+def elf64_exec(segments, size):
+    """A little-endian ELF64 ET_EXEC: segments are (flags, offset, vaddr,
+    filesz, memsz) PT_LOADs; the caller makes the file size bytes long."""
+    ehdr = struct.pack('<16sHHIQQQIHHHHHH',
+                       b'\x7fELF\x02\x01\x01' + b'\0' * 9, 2, 62, 1,
+                       segments[0][2], 64, 0, 0, 64, 56, len(segments), 64,
+                       0, 0)
+    phdrs = b''.join(struct.pack('<IIQQQQQQ', 1, fl, off, va, va, fs, ms,
+                                 0x1000)
+                     for fl, off, va, fs, ms in segments)
+    return ehdr + phdrs
+
+
+R, RX, RW = 4, 5, 6
+# text: file 0x200000..0x6f0000 at 0x600000 (4 MB in full regions, a
+# 0xf0000 tail), then 2 MB of .rodata at the same offset-to-address delta
+PAD_TEXT = (RX, 0x200000, 0x600000, 0x4f0000, 0x4f0000)
+PAD_RODATA = (R, 0x6f0000, 0xaf0000, 0x200000, 0x200000)
+
+
+class TestCheckHeadersOnly(FixtureCase):
+    """check reads only the ELF and program headers of regular files."""
+
+    def setUp(self):
+        super().setUp()
+        self.files = os.path.join(self.tmp, 'files')
+        os.mkdir(self.files)
+
+    def make(self, name, segments, size):
+        path = os.path.join(self.files, name)
+        with open(path, 'wb') as f:
+            f.write(elf64_exec(segments, size))
+            f.truncate(size)        # sparse: no disk space used
+        return path
+
+    def test_check_fifo_refused(self):
+        fifo = os.path.join(self.files, 'fifo')
+        os.mkfifo(fifo)
+        p = self.hugetext('check', fifo, timeout=20)
+        self.assertEqual(p.returncode, 2)
+        self.assertEqual(p.stderr, 'hugetext: %s: not a regular file (FIFO)'
+                         '\n' % fifo)
+
+    def test_check_dev_zero_refused(self):
+        p = self.hugetext('check', '/dev/zero', '--json', timeout=20,
+                          preexec_fn=limit_memory(512 * MB))
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(p.stderr, 'hugetext: /dev/zero: not a regular file '
+                         '(character device)\n')
+        d = json.loads(p.stdout)
+        self.assertEqual(d['files'], [{'file': '/dev/zero', 'error':
+                                       'not a regular file (character '
+                                       'device)'}])
+        p = self.hugetext('check', self.files)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn('not a regular file (directory)', p.stderr)
+
+    def test_check_big_file_reads_headers_only(self):
+        # 1 GB (sparse) file: reading it whole does not fit in 256 MB
+        big = self.make('big', [PAD_TEXT, PAD_RODATA], 1 << 30)
+        p = self.hugetext('check', '--json', big, timeout=60,
+                          preexec_fn=limit_memory(256 * MB))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        f = json.loads(p.stdout)['files'][0]
+        self.assertEqual(f['size'], 1 << 30)
+        self.assertEqual(f['huge_possible'], 4 * MB)
+
+    def padding(self, segments=(PAD_TEXT, PAD_RODATA), size=0x8f0000,
+                threshold=None):
+        if threshold is not None:
+            self.put(PAD, str(threshold))
+        path = self.make('prog', list(segments), size)
+        p = self.hugetext('check', '--json', path)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        d = json.loads(p.stdout)
+        text = self.hugetext('check', path).stdout
+        return d['kernel'], d['files'][0], text
+
+    def test_padding_applies(self):
+        kern, f, text = self.padding(threshold=4096)
+        self.assertEqual(kern['pad_threshold'], 4096)
+        pad = f['padding']
+        self.assertTrue(pad['possible'] and pad['applies'])
+        self.assertEqual((pad['tail'], pad['bytes'], pad['regions']),
+                         (0xf0000, 0x110000, 1))
+        self.assertEqual(f['huge_possible'], 4 * MB)
+        self.assertEqual(f['huge_with_padding'], 6 * MB)
+        self.assertEqual(f['huge_on_this_kernel'], 6 * MB)
+        self.assertIn('kernel: hugetext_enabled 1 (file text of executables '
+                      'and shared libraries), pad_threshold 4096\n', text)
+        self.assertIn('  tail padding: +1 x 2 MB region', text)
+        self.assertIn('    padded on this kernel (pad_threshold 4096)', text)
+        self.assertIn('  on this kernel: 6M can be huge', text)
+
+    def test_padding_off_or_below_threshold(self):
+        _, f, text = self.padding(threshold=0)
+        self.assertFalse(f['padding']['applies'])
+        self.assertEqual(f['huge_on_this_kernel'], 4 * MB)
+        self.assertIn('not padded on this kernel: pad_threshold is 0 (off); '
+                      'with file text on and pad_threshold 1..983040 it '
+                      'would be', text)
+        _, f, text = self.padding(threshold=0xf0001)
+        self.assertFalse(f['padding']['applies'])
+        self.assertIn('the tail 0xf0000 is below pad_threshold 983041', text)
+
+    def test_padding_refused(self):
+        rw = (RW,) + PAD_RODATA[1:]
+        for segs, size, why in (
+                ([PAD_TEXT, rw], 0x8f0000, 'writable segment'),
+                ([PAD_TEXT, PAD_RODATA], 0x7f0000, 'past the end of the file'),
+                ([PAD_TEXT, (R, 0x6f0000, 0xb00000, 0x200000, 0x200000)],
+                 0x8f0000, 'other bytes of the file'),
+                ([PAD_TEXT], 0x8f0000, 'past the end of the image')):
+            _, f, text = self.padding(segs, size, threshold=4096)
+            self.assertFalse(f['padding']['possible'], why)
+            self.assertIn(why, f['padding']['reason'])
+            self.assertEqual(f['huge_on_this_kernel'], 4 * MB)
+            self.assertIn('  tail padding: none (', text)
+
+    def test_check_stock_kernel(self):
+        shutil.rmtree(self.root)
+        shutil.copytree(os.path.join(FIXTURES, 'stock'), self.root)
+        kern, f, text = self.padding()
+        self.assertFalse(kern['supported'])
+        self.assertEqual(f['huge_on_this_kernel'], 0)
+        self.assertIn('kernel: no hugetext support', text)
+        self.assertIn('on this kernel: hugetext maps none of it (no '
+                      'hugetext); with file text on: 4M, 6M with tail '
+                      'padding', text)
+
+    def test_check_file_text_off(self):
+        self.put(ENABLED, '2')
+        _, f, text = self.padding(threshold=4096)
+        self.assertEqual(f['huge_on_this_kernel'], 0)
+        self.assertIn('hugetext maps none of it (hugetext_enabled 2)', text)
 
 
 class TestCheck(FixtureCase):
