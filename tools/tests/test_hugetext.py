@@ -777,6 +777,62 @@ class TestBench(FixtureCase):
         self.assertEqual(d['counters_unavailable'],
                          ['cycles', 'instructions', 'iTLB-load-misses'])
 
+    def test_bench_evicts_before_each_run(self):
+        p = self.hugetext('bench', '-n', '2', '--no-perf', '--json', '--',
+                          'true')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        d = json.loads(p.stdout)
+        true = os.path.realpath(shutil.which('true'))
+        pages = -(-os.path.getsize(true) // os.sysconf('SC_PAGE_SIZE'))
+        # warm-up + 2 x (on, off): the binary's page cache split and
+        # dropped before every run
+        self.assertEqual(self.read('sys/kernel/debug/split_huge_pages'),
+                         '%s,0x0,%#x\n' % (true, pages) * 5)
+        self.assertTrue(d['eviction_method'].startswith(
+            'split_huge_pages <path>,0x0,0x<pages> + posix_fadvise'))
+        self.assertEqual([r['mode'] for r in d['runs_detail']],
+                         ['on', 'off', 'off', 'on'])
+        for r in d['runs_detail']:
+            self.assertEqual(r['eviction'][true]['errors'], [])
+            self.assertIn('file_pmd_mapped_last_sample', r['coverage'])
+            self.assertIn('vmstat_deltas', r['coverage'])
+        for mode in ('on', 'off'):
+            w = d['wall_seconds'][mode]
+            self.assertLessEqual(w['min'], w['median'])
+            self.assertLessEqual(w['median'], w['max'])
+        sp = d['speedup_per_pair']
+        self.assertEqual(sp['runs'], 2)
+        self.assertLessEqual(sp['min'], sp['max'])
+        p = self.hugetext('bench', '-n', '1', '--no-perf', '--', 'true')
+        self.assertIn('\nbefore each run: split_huge_pages', p.stdout)
+        self.assertRegex(p.stdout, r'speedup \(off/on time of each ABBA '
+                         r'pair, 1 pairs\): median [0-9.]+x, range '
+                         r'[0-9.]+x\.\.[0-9.]+x')
+        self.assertRegex(p.stdout, r'wall time +mean +min +median +max')
+
+    def test_bench_eviction_fallback_without_debugfs(self):
+        os.unlink(self.path('sys/kernel/debug/split_huge_pages'))
+        p = self.hugetext('bench', '-n', '1', '--no-perf', '--', 'true')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn('before each run: posix_fadvise DONTNEED only (no '
+                      '/sys/kernel/debug/split_huge_pages', p.stdout)
+
+    @unittest.skipUnless(os.path.exists('/proc/self/smaps'), 'no smaps')
+    def test_bench_samples_coverage_and_finds_libraries(self):
+        # the host's /proc under the fixture's /sys: the command's smaps
+        # are sampled while it runs, and its shared libraries evicted too
+        shutil.rmtree(self.path('proc'))
+        os.symlink('/proc', self.path('proc'))
+        p = self.hugetext('bench', '-n', '1', '--no-perf', '--json',
+                          '--sample-ms', '20', '--', 'sleep', '0.3')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        d = json.loads(p.stdout)
+        for r in d['runs_detail']:
+            self.assertGreaterEqual(r['coverage']['samples'], 1)
+            self.assertIsNotNone(r['coverage']['file_pmd_mapped_last_sample'])
+            self.assertTrue(any('libc' in f for f in r['eviction']), r)
+        self.assertEqual(d['coverage']['on']['runs'], 1)
+
     def test_bench_text_perf_probe(self):
         # Probes the real perf (if any); must never print zero counters.
         p = self.hugetext('bench', '-n', '1', '--', 'true')
