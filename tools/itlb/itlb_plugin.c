@@ -9,7 +9,9 @@
  *   regions=FILE  which code is mapped with 2 MB pages (default: none):
  *                   file OFFSET PATH   the 2 MB region of PATH starting at
  *                                      file offset OFFSET (2 MB aligned)
- *                   va START END       guest virtual range [START, END)
+ *                   va START END       guest virtual range [START, END),
+ *                                      2 MB pages at 2 MB-aligned guest
+ *                                      addresses (any code: file or JIT)
  *                 '#' starts a comment line.
  *   out=FILE      write the results as JSON to FILE at exit
  *   models=A:B    model names (default: every model of the table)
@@ -279,10 +281,13 @@ static void classify(uint64_t va, struct run *r)
 		uint64_t foff = h - m->start + m->off;
 		uint64_t inreg = foff & (MB2 - 1);
 		int hg = file_region_is_huge(m->path, foff - inreg);
+		int hv = !hg && va_is_huge(va);
 
-		r->huge = hg;
-		r->key = hg ? itlb_key_2m(va - inreg) : itlb_key_4k(va);
-		r->rs = rs_get(m->path, 1, foff >> ITLB_SHIFT_2M, va - inreg, hg);
+		r->huge = hg || hv;
+		r->key = hg ? itlb_key_2m(va - inreg) :
+			 hv ? itlb_key_2m(va) : itlb_key_4k(va);
+		r->rs = rs_get(m->path, 1, foff >> ITLB_SHIFT_2M, va - inreg,
+			       r->huge);
 		return;
 	}
 	if (m)
