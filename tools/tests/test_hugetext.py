@@ -16,6 +16,7 @@ Golden files live in tools/tests/golden/; refresh them with
 
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -24,13 +25,19 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TOOL = os.path.join(os.path.dirname(HERE), 'hugetext')
+# HUGETEXT_TOOL=PATH runs the tests against another copy of the tool
+# (e.g. an older version, to see which tests catch which defect).
+TOOL = os.environ.get('HUGETEXT_TOOL') or os.path.join(
+    os.path.dirname(HERE), 'hugetext')
 FIXTURES = os.path.join(HERE, 'fixtures')
 GOLDEN = os.path.join(HERE, 'golden')
 UPDATE_HINT = ('update with: HUGETEXT_UPDATE_GOLDEN=1 '
                'python3 -m unittest discover -s tools/tests')
 
 MB = 1 << 20
+CC1 = '/usr/libexec/gcc/x86_64-linux-gnu/12/cc1'
+SERVER = '/usr/local/bin/myserver'
+LIBC = '/usr/lib/x86_64-linux-gnu/libc.so.6'
 THP = 'sys/kernel/mm/transparent_hugepage/'
 ENABLED = THP + 'hugetext_enabled'
 PAD = THP + 'hugetext_pad_threshold'
@@ -40,7 +47,16 @@ KNOB_FILES = {'enabled': ENABLED, 'pad_threshold': PAD,
               'max_nr_hugetext': MAXNR, 'sample_millisecs': SAMPLE}
 
 
-def run(*args, root=None, env=None):
+def limit_memory(nbytes):
+    """preexec_fn: an address-space limit, so that a tool reading a huge
+    or endless file fails fast instead of eating the machine's memory."""
+    def set_limit():
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (nbytes, nbytes))
+    return set_limit
+
+
+def run(*args, root=None, env=None, timeout=120, preexec_fn=None):
     # -S: skip site-packages; the tool is stdlib only (and starts faster).
     cmd = [sys.executable, '-S', TOOL]
     if root is not None:
@@ -52,7 +68,7 @@ def run(*args, root=None, env=None):
         e.update(env)
     p = subprocess.run(cmd + list(args), stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, universal_newlines=True,
-                       env=e, timeout=120)
+                       env=e, timeout=timeout, preexec_fn=preexec_fn)
     assert 'Traceback' not in p.stderr, p.stderr
     return p
 
@@ -124,6 +140,17 @@ class TestGeneral(unittest.TestCase):
         self.assertEqual(p.returncode, 2)
         self.assertIn('hugetext:', p.stderr)
 
+    def test_bad_usage_is_one_line(self):
+        for args in (['frobnicate'], [], ['stat', '--pid', 'x'],
+                     ['set'], ['check'], ['status', '--bogus'],
+                     ['stat', '--interval', 'abc']):
+            p = run(*args)
+            self.assertEqual(p.returncode, 2, args)
+            self.assertEqual(p.stdout, '', args)
+            self.assertEqual(p.stderr.count('\n'), 1, (args, p.stderr))
+            self.assertTrue(p.stderr.startswith('hugetext: '), p.stderr)
+            self.assertNotIn('usage:', p.stderr)
+
     def test_bad_root(self):
         p = run('status', root='/nonexistent/hugetext-root')
         self.assertEqual(p.returncode, 2)
@@ -139,6 +166,27 @@ class TestManPage(unittest.TestCase):
                      'HUGETEXT_ROOT', 'pad_threshold', 'max_nr_hugetext',
                      'sample_millisecs'):
             self.assertIn(word, man)
+
+
+    def test_man_page_knob_ranges_match_tool(self):
+        # The ranges the tool validates (status --json) are the ones the
+        # man page documents, in the set section and under FILES.
+        with open(os.path.join(os.path.dirname(HERE), 'hugetext.8')) as f:
+            man = f.read()
+        st = json.loads(run('status', '--json', root=os.path.join(
+            FIXTURES, 'patched')).stdout)
+        want = {'enabled': [0, 3], 'pad_threshold': [0, 2097151],
+                'max_nr_hugetext': [0, 65536],
+                'sample_millisecs': [10, 600000]}
+        self.assertEqual({k: v['range'] for k, v in st['knobs'].items()},
+                         want)
+        for name, (lo, hi) in want.items():
+            m = re.search(r'\.B %s\n\.I \S+\n\\\(em (\d+)\.\.(\d+)' % name, man)
+            self.assertTrue(m, name)
+            self.assertEqual([int(m.group(1)), int(m.group(2))], [lo, hi],
+                             name)
+        self.assertIn('(10..600000, default 1000)', man)
+        self.assertNotIn('3600000', man)
 
 
 class TestStatus(FixtureCase):
@@ -235,12 +283,22 @@ class TestStock(FixtureCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(len(json.loads(p.stdout)['processes']), 2)
 
-    def test_rollback_stock(self):
-        p = self.hugetext('rollback')
-        self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
-        self.assertIn('debugfs not mounted, skipped', p.stdout)
-        self.assertEqual(self.read('proc/sys/vm/drop_caches'), '3')
-        self.assertFalse(os.path.exists(self.path(ENABLED)))
+    def test_rollback_stock_does_nothing(self):
+        for args in (['rollback'], ['rollback', '--dry-run']):
+            p = self.hugetext(*args)
+            self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
+            self.assertEqual(p.stdout, '')
+            self.assertEqual(
+                p.stderr, 'hugetext: this kernel has no hugetext support (no '
+                '/sys/kernel/mm/transparent_hugepage/hugetext_enabled); '
+                'nothing to roll back, nothing changed\n')
+            self.assertEqual(self.read('proc/sys/vm/drop_caches'), '')
+            self.assertFalse(os.path.exists(self.path(ENABLED)))
+        p = self.hugetext('rollback', '--json')
+        self.assertEqual(p.returncode, 3)
+        d = json.loads(p.stdout)
+        self.assertEqual((d['supported'], d['steps']), (False, []))
+        self.assertEqual(self.read('proc/sys/vm/drop_caches'), '')
 
     def test_bench_unsupported(self):
         p = self.hugetext('bench', '-n', '1', '--no-perf', '--', 'true')
@@ -430,6 +488,196 @@ class TestStat(FixtureCase):
         self.assertEqual(d['totals']['ideal'], 0)
 
 
+class TestStatSelection(FixtureCase):
+    """Which processes stat reports: --pid (deduplicated, several in one
+    argument), --comm, --cgroup, and the JSON flags every command has."""
+
+    def pids_of(self, *args, rc=0):
+        p = self.hugetext('stat', '--json', *args)
+        self.assertEqual(p.returncode, rc, p.stderr)
+        d = json.loads(p.stdout)
+        return [x['pid'] for x in d['processes']], d
+
+    def test_stat_pid_twice_counted_once(self):
+        got, d = self.pids_of('--pid', '1234', '--pid', '1234')
+        self.assertEqual(got, [1234])
+        self.assertEqual(d['totals']['processes'], 1)
+        self.assertEqual(d['totals']['file_pmd_mapped'], 12 * MB)
+        self.assertEqual(d['totals']['ideal'], 20 * MB)
+
+    def test_stat_several_pids_in_one_argument(self):
+        # hugetext stat --pid "$(pidof postgres)"
+        got, d = self.pids_of('--pid', '2345 1234')
+        self.assertEqual(got, [1234, 2345])
+        got, _ = self.pids_of('--pid', '1234,2345', '--pid', ' 2345 ')
+        self.assertEqual(got, [1234, 2345])
+        p = self.hugetext('stat', '--pid', '1234 x')
+        self.assertEqual(p.returncode, 2)
+        self.assertEqual(p.stderr, "hugetext: --pid: invalid PID 'x'\n")
+
+    def test_stat_json_has_supported_and_version(self):
+        _, d = self.pids_of('--pid', '1234')
+        self.assertIs(d['supported'], True)
+        self.assertRegex(d['version'], r'^\d')
+
+    def test_every_json_output_has_supported_and_version(self):
+        elf = os.path.join(self.tmp, 'x.elf')
+        with open(elf, 'wb') as f:
+            f.write(elf32_exec(0x200000, 0x8200000, 5 * MB))
+        for args in (['status'], ['stat'], ['check', elf],
+                     ['rollback', '--dry-run'],
+                     ['bench', '-n', '1', '--no-perf', '--', 'true']):
+            p = self.hugetext(*(args[:1] + ['--json'] + args[1:]))
+            self.assertEqual(p.returncode, 0, (args, p.stderr))
+            d = json.loads(p.stdout)
+            self.assertIs(d.get('supported'), True, args)
+            self.assertEqual(d.get('version'), json.loads(self.hugetext(
+                'status', '--json').stdout)['version'], args)
+
+    def test_stat_comm(self):
+        got, _ = self.pids_of('--comm', 'myserver')
+        self.assertEqual(got, [2345])
+        got, _ = self.pids_of('--comm', 'myserver', '--pid', '1234',
+                              '--comm', 'cc1')
+        self.assertEqual(got, [1234, 2345])
+        p = self.hugetext('stat', '--comm', 'postgres')
+        self.assertEqual(p.returncode, 1)
+        self.assertEqual(p.stderr, 'hugetext: no process named postgres\n')
+
+    def test_stat_cgroup(self):
+        cg = self.path('sys/fs/cgroup/system.slice/myserver.service')
+        os.makedirs(cg)
+        with open(os.path.join(cg, 'cgroup.procs'), 'w') as f:
+            f.write('2345\n4242\n')       # 4242 has exited meanwhile
+        for path in ('system.slice/myserver.service',
+                     '/system.slice/myserver.service',
+                     '/sys/fs/cgroup/system.slice/myserver.service/'):
+            got, _ = self.pids_of('--cgroup', path)
+            self.assertEqual(got, [2345], path)
+        got, _ = self.pids_of('--cgroup', 'system.slice/myserver.service',
+                              '--pid', '2345', '--pid', '1234')
+        self.assertEqual(got, [1234, 2345])
+        p = self.hugetext('stat', '--cgroup', 'nope.slice')
+        self.assertEqual(p.returncode, 1)
+        self.assertIn('no /sys/fs/cgroup/nope.slice/cgroup.procs', p.stderr)
+
+
+class TestStatReasons(FixtureCase):
+    def reasons(self, pid, path, *args):
+        p = self.hugetext('stat', '--json', '--pid', str(pid), *args)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        m = [m for m in json.loads(p.stdout)['processes'][0]['mappings']
+             if m['path'] == path][0]
+        return [r['code'] for r in m['reasons']], m
+
+    def test_reasons_fixture(self):
+        codes, _ = self.reasons(1234, CC1)
+        self.assertEqual(codes, ['not-collapsed'])
+        codes, _ = self.reasons(2345, SERVER)
+        self.assertEqual(codes, ['not-congruent'])
+        codes, _ = self.reasons(2345, LIBC)
+        self.assertEqual(codes, ['too-small'])
+        codes, m = self.reasons(2345, '[anon]')
+        self.assertEqual(codes, ['hugetext-off'])    # enabled=1: no JIT
+        self.put(ENABLED, '3')
+        codes, m = self.reasons(2345, '[anon]')
+        self.assertEqual(codes, ['not-collapsed'])
+        self.assertIn('2M of full regions not huge', m['reasons'][0]['detail'])
+
+    def test_reason_opted_out(self):
+        smaps = self.read('proc/1234/smaps').split('\n')
+        i = [n for n, l in enumerate(smaps) if l.startswith('55d4a2800000')][0]
+        j = [n for n in range(i, len(smaps))
+             if smaps[n].startswith('VmFlags:')][0]
+        smaps[j] += ' nh'
+        self.put('proc/1234/smaps', '\n'.join(smaps))
+        codes, m = self.reasons(1234, CC1)
+        self.assertEqual(codes, ['opted-out'])
+        self.assertIn('nh', m['vmflags'])
+
+    def test_reason_capped(self):
+        # cc1 has 12 MB = 6 regions PMD-mapped; a cap of 6 explains the rest
+        self.put(MAXNR, '6')
+        codes, m = self.reasons(1234, CC1)
+        self.assertEqual(codes, ['capped'])
+        self.assertEqual(m['reasons'][0]['detail'], 'max_nr_hugetext 6 and '
+                         'the process has 6 2 MB regions of file text '
+                         'PMD-mapped')
+        self.put(MAXNR, '7')
+        codes, _ = self.reasons(1234, CC1)
+        self.assertEqual(codes, ['not-collapsed'])
+
+    def test_reason_partial_regions(self):
+        # libc's text at a congruent address with 4 MB and a bit: 2 full
+        # regions huge, the rest is on small pages.
+        smaps = self.read('proc/2345/smaps').replace(
+            '7f3a1c828000-7f3a1c9bd000', '7f3a1c828000-7f3a1cc29000')
+        self.put('proc/2345/smaps', smaps)
+        codes, m = self.reasons(2345, LIBC)
+        self.assertEqual(m['ideal'], 2 * MB)
+        self.assertEqual(codes, ['not-collapsed', 'partial-regions'])
+
+    def test_no_reason_when_fully_huge(self):
+        self.put('proc/1234/smaps', self.read('proc/1234/smaps').replace(
+            'FilePmdMapped:     12288 kB', 'FilePmdMapped:     20480 kB'))
+        codes, m = self.reasons(1234, CC1)
+        self.assertEqual(m['huge'], 20 * MB)
+        self.assertEqual(codes, [])
+
+    def test_stock_kernel_reason(self):
+        shutil.rmtree(self.root)
+        shutil.copytree(os.path.join(FIXTURES, 'stock'), self.root)
+        codes, _ = self.reasons(1234, CC1)
+        self.assertEqual(codes, ['no-hugetext'])
+
+
+class TestStatRollupWatch(FixtureCase):
+    def test_rollup_sorted_by_loss(self):
+        p = self.hugetext('stat', '--rollup', '--json')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rows = json.loads(p.stdout)['rollup']
+        self.assertEqual([(r['pid'], r['missing'], r['huge'], r['ideal'])
+                          for r in rows],
+                         [(1234, 8 * MB, 12 * MB, 20 * MB),
+                          (2345, 2 * MB, 2 * MB, 4 * MB)])
+        # make myserver the bigger loser: its JIT region grows to 24 MB
+        self.put('proc/2345/smaps', self.read('proc/2345/smaps').replace(
+            '7f3a00000000-7f3a00400000', '7f3a00000000-7f3a01800000'))
+        p = self.hugetext('stat', '--rollup')
+        lines = p.stdout.splitlines()
+        self.assertRegex(lines[0], r'PID +COMM +TEXT +IDEAL +HUGE +NOTHUGE')
+        self.assertRegex(lines[1], r'^ +2345 myserver .* 22M ')
+        self.assertRegex(lines[2], r'^ +1234 cc1 .* 8M ')
+
+    def test_watch_json_lines(self):
+        p = self.hugetext('stat', '--pid', '1234', '--json', '--interval',
+                          '10', '--count', '3')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = p.stdout.splitlines()
+        self.assertEqual(len(lines), 3)
+        snaps = [json.loads(l) for l in lines]
+        self.assertEqual([s['snapshot'] for s in snaps], [1, 2, 3])
+        for s in snaps:
+            self.assertEqual(s['totals']['file_pmd_mapped'], 12 * MB)
+            self.assertTrue(s['supported'])
+        self.assertGreaterEqual(snaps[2]['time'] - snaps[0]['time'], 0.02)
+
+    def test_watch_text_and_usage(self):
+        p = self.hugetext('stat', '--rollup', '--interval', '10', '--count',
+                          '2')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.count('--- snapshot '), 2)
+        for bad in (['--count', '2'], ['--interval', '0'],
+                    ['--interval', '10', '--count', '0']):
+            p = self.hugetext('stat', *bad)
+            self.assertEqual(p.returncode, 2, bad)
+            self.assertEqual(p.stderr.count('\n'), 1, p.stderr)
+
+
+SPLITS = ('1234,0x55d4a2800000,0x55d4a3c00000\n'
+          '2345,0x7f3a00000000,0x7f3a00400000\n')
+
+
 class TestRollback(FixtureCase):
     def test_rollback(self):
         self.put(ENABLED, '3')
@@ -441,9 +689,59 @@ class TestRollback(FixtureCase):
         self.assertEqual(self.read(PAD), '0')
         self.assertEqual(self.read(MAXNR), '0')
         self.assertEqual(self.read('proc/sys/vm/drop_caches'), '3')
-        self.assertEqual(self.read('sys/kernel/debug/split_huge_pages'), '1')
+        # only the huge ranges of executable mappings, per process; never
+        # "1" (every THP of the system)
+        self.assertEqual(self.read('sys/kernel/debug/split_huge_pages'),
+                         SPLITS)
         self.assertIn('3 -> 0', p.stdout)
         self.assertIn('sync', p.stdout)
+        lines = p.stdout.splitlines()
+        self.assertLess(min(i for i, l in enumerate(lines)
+                            if l.startswith('split pid')),
+                        [i for i, l in enumerate(lines)
+                         if l.startswith('write 3 to drop_caches')][0])
+
+    def snapshot(self):
+        out = {}
+        for d, _, files in os.walk(self.root):
+            for f in files:
+                with open(os.path.join(d, f), 'rb') as fh:
+                    out[os.path.join(d, f)] = fh.read()
+        return out
+
+    def test_rollback_dry_run_changes_nothing(self):
+        self.put(ENABLED, '3')
+        before = self.snapshot()
+        p = self.hugetext('rollback', '--dry-run')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(self.snapshot(), before)
+        would = [l.split(': ', 1)[1].strip() for l in p.stdout.splitlines()]
+        self.assertEqual(would, [
+            'would write 0 to %s (now 3)' % ('/' + ENABLED),
+            'would write 0 to %s (now 0)' % ('/' + PAD),
+            'would write 0 to %s (now 0)' % ('/' + MAXNR),
+            'would write 1234,0x55d4a2800000,0x55d4a3c00000 to '
+            '/sys/kernel/debug/split_huge_pages (cc1 %s, 12M huge)' % CC1,
+            'would write 2345,0x7f3a00000000,0x7f3a00400000 to '
+            '/sys/kernel/debug/split_huge_pages (myserver [anon], 2M huge)',
+            'would call sync()',
+            'would write 3 to /proc/sys/vm/drop_caches'])
+        p = self.hugetext('rollback', '--dry-run', '--json')
+        self.assertEqual(self.snapshot(), before)
+        d = json.loads(p.stdout)
+        self.assertTrue(d['dry_run'])
+        self.assertEqual([(s['path'], s['value']) for s in d['steps']
+                          if s['path'] and 'split' in s['path']],
+                         [('/sys/kernel/debug/split_huge_pages', l)
+                          for l in SPLITS.split()])
+
+    def test_rollback_nothing_huge(self):
+        for pid in ('1234', '2345'):
+            self.put('proc/%s/smaps' % pid, '')
+        p = self.hugetext('rollback')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn('no executable mapping is huge', p.stdout)
+        self.assertEqual(self.read('sys/kernel/debug/split_huge_pages'), '')
 
     def test_rollback_json_and_missing_debugfs(self):
         os.unlink(self.path('sys/kernel/debug/split_huge_pages'))
@@ -478,6 +776,62 @@ class TestBench(FixtureCase):
         self.assertIsNone(d['counters'])
         self.assertEqual(d['counters_unavailable'],
                          ['cycles', 'instructions', 'iTLB-load-misses'])
+
+    def test_bench_evicts_before_each_run(self):
+        p = self.hugetext('bench', '-n', '2', '--no-perf', '--json', '--',
+                          'true')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        d = json.loads(p.stdout)
+        true = os.path.realpath(shutil.which('true'))
+        pages = -(-os.path.getsize(true) // os.sysconf('SC_PAGE_SIZE'))
+        # warm-up + 2 x (on, off): the binary's page cache split and
+        # dropped before every run
+        self.assertEqual(self.read('sys/kernel/debug/split_huge_pages'),
+                         '%s,0x0,%#x\n' % (true, pages) * 5)
+        self.assertTrue(d['eviction_method'].startswith(
+            'split_huge_pages <path>,0x0,0x<pages> + posix_fadvise'))
+        self.assertEqual([r['mode'] for r in d['runs_detail']],
+                         ['on', 'off', 'off', 'on'])
+        for r in d['runs_detail']:
+            self.assertEqual(r['eviction'][true]['errors'], [])
+            self.assertIn('file_pmd_mapped_last_sample', r['coverage'])
+            self.assertIn('vmstat_deltas', r['coverage'])
+        for mode in ('on', 'off'):
+            w = d['wall_seconds'][mode]
+            self.assertLessEqual(w['min'], w['median'])
+            self.assertLessEqual(w['median'], w['max'])
+        sp = d['speedup_per_pair']
+        self.assertEqual(sp['runs'], 2)
+        self.assertLessEqual(sp['min'], sp['max'])
+        p = self.hugetext('bench', '-n', '1', '--no-perf', '--', 'true')
+        self.assertIn('\nbefore each run: split_huge_pages', p.stdout)
+        self.assertRegex(p.stdout, r'speedup \(off/on time of each ABBA '
+                         r'pair, 1 pairs\): median [0-9.]+x, range '
+                         r'[0-9.]+x\.\.[0-9.]+x')
+        self.assertRegex(p.stdout, r'wall time +mean +min +median +max')
+
+    def test_bench_eviction_fallback_without_debugfs(self):
+        os.unlink(self.path('sys/kernel/debug/split_huge_pages'))
+        p = self.hugetext('bench', '-n', '1', '--no-perf', '--', 'true')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn('before each run: posix_fadvise DONTNEED only (no '
+                      '/sys/kernel/debug/split_huge_pages', p.stdout)
+
+    @unittest.skipUnless(os.path.exists('/proc/self/smaps'), 'no smaps')
+    def test_bench_samples_coverage_and_finds_libraries(self):
+        # the host's /proc under the fixture's /sys: the command's smaps
+        # are sampled while it runs, and its shared libraries evicted too
+        shutil.rmtree(self.path('proc'))
+        os.symlink('/proc', self.path('proc'))
+        p = self.hugetext('bench', '-n', '1', '--no-perf', '--json',
+                          '--sample-ms', '20', '--', 'sleep', '0.3')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        d = json.loads(p.stdout)
+        for r in d['runs_detail']:
+            self.assertGreaterEqual(r['coverage']['samples'], 1)
+            self.assertIsNotNone(r['coverage']['file_pmd_mapped_last_sample'])
+            self.assertTrue(any('libc' in f for f in r['eviction']), r)
+        self.assertEqual(d['coverage']['on']['runs'], 1)
 
     def test_bench_text_perf_probe(self):
         # Probes the real perf (if any); must never print zero counters.
@@ -607,6 +961,143 @@ def elf32_exec(p_offset, p_vaddr, p_filesz, p_align=0x1000):
     phdr = struct.pack('<IIIIIIII', 1, p_offset, p_vaddr, p_vaddr,
                        p_filesz, p_filesz, 5, p_align)
     return ehdr + phdr
+
+
+def elf64_exec(segments, size):
+    """A little-endian ELF64 ET_EXEC: segments are (flags, offset, vaddr,
+    filesz, memsz) PT_LOADs; the caller makes the file size bytes long."""
+    ehdr = struct.pack('<16sHHIQQQIHHHHHH',
+                       b'\x7fELF\x02\x01\x01' + b'\0' * 9, 2, 62, 1,
+                       segments[0][2], 64, 0, 0, 64, 56, len(segments), 64,
+                       0, 0)
+    phdrs = b''.join(struct.pack('<IIQQQQQQ', 1, fl, off, va, va, fs, ms,
+                                 0x1000)
+                     for fl, off, va, fs, ms in segments)
+    return ehdr + phdrs
+
+
+R, RX, RW = 4, 5, 6
+# text: file 0x200000..0x6f0000 at 0x600000 (4 MB in full regions, a
+# 0xf0000 tail), then 2 MB of .rodata at the same offset-to-address delta
+PAD_TEXT = (RX, 0x200000, 0x600000, 0x4f0000, 0x4f0000)
+PAD_RODATA = (R, 0x6f0000, 0xaf0000, 0x200000, 0x200000)
+
+
+class TestCheckHeadersOnly(FixtureCase):
+    """check reads only the ELF and program headers of regular files."""
+
+    def setUp(self):
+        super().setUp()
+        self.files = os.path.join(self.tmp, 'files')
+        os.mkdir(self.files)
+
+    def make(self, name, segments, size):
+        path = os.path.join(self.files, name)
+        with open(path, 'wb') as f:
+            f.write(elf64_exec(segments, size))
+            f.truncate(size)        # sparse: no disk space used
+        return path
+
+    def test_check_fifo_refused(self):
+        fifo = os.path.join(self.files, 'fifo')
+        os.mkfifo(fifo)
+        p = self.hugetext('check', fifo, timeout=20)
+        self.assertEqual(p.returncode, 2)
+        self.assertEqual(p.stderr, 'hugetext: %s: not a regular file (FIFO)'
+                         '\n' % fifo)
+
+    def test_check_dev_zero_refused(self):
+        p = self.hugetext('check', '/dev/zero', '--json', timeout=20,
+                          preexec_fn=limit_memory(512 * MB))
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(p.stderr, 'hugetext: /dev/zero: not a regular file '
+                         '(character device)\n')
+        d = json.loads(p.stdout)
+        self.assertEqual(d['files'], [{'file': '/dev/zero', 'error':
+                                       'not a regular file (character '
+                                       'device)'}])
+        p = self.hugetext('check', self.files)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn('not a regular file (directory)', p.stderr)
+
+    def test_check_big_file_reads_headers_only(self):
+        # 1 GB (sparse) file: reading it whole does not fit in 256 MB
+        big = self.make('big', [PAD_TEXT, PAD_RODATA], 1 << 30)
+        p = self.hugetext('check', '--json', big, timeout=60,
+                          preexec_fn=limit_memory(256 * MB))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        f = json.loads(p.stdout)['files'][0]
+        self.assertEqual(f['size'], 1 << 30)
+        self.assertEqual(f['huge_possible'], 4 * MB)
+
+    def padding(self, segments=(PAD_TEXT, PAD_RODATA), size=0x8f0000,
+                threshold=None):
+        if threshold is not None:
+            self.put(PAD, str(threshold))
+        path = self.make('prog', list(segments), size)
+        p = self.hugetext('check', '--json', path)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        d = json.loads(p.stdout)
+        text = self.hugetext('check', path).stdout
+        return d['kernel'], d['files'][0], text
+
+    def test_padding_applies(self):
+        kern, f, text = self.padding(threshold=4096)
+        self.assertEqual(kern['pad_threshold'], 4096)
+        pad = f['padding']
+        self.assertTrue(pad['possible'] and pad['applies'])
+        self.assertEqual((pad['tail'], pad['bytes'], pad['regions']),
+                         (0xf0000, 0x110000, 1))
+        self.assertEqual(f['huge_possible'], 4 * MB)
+        self.assertEqual(f['huge_with_padding'], 6 * MB)
+        self.assertEqual(f['huge_on_this_kernel'], 6 * MB)
+        self.assertIn('kernel: hugetext_enabled 1 (file text of executables '
+                      'and shared libraries), pad_threshold 4096\n', text)
+        self.assertIn('  tail padding: +1 x 2 MB region', text)
+        self.assertIn('    padded on this kernel (pad_threshold 4096)', text)
+        self.assertIn('  on this kernel: 6M can be huge', text)
+
+    def test_padding_off_or_below_threshold(self):
+        _, f, text = self.padding(threshold=0)
+        self.assertFalse(f['padding']['applies'])
+        self.assertEqual(f['huge_on_this_kernel'], 4 * MB)
+        self.assertIn('not padded on this kernel: pad_threshold is 0 (off); '
+                      'with file text on and pad_threshold 1..983040 it '
+                      'would be', text)
+        _, f, text = self.padding(threshold=0xf0001)
+        self.assertFalse(f['padding']['applies'])
+        self.assertIn('the tail 0xf0000 is below pad_threshold 983041', text)
+
+    def test_padding_refused(self):
+        rw = (RW,) + PAD_RODATA[1:]
+        for segs, size, why in (
+                ([PAD_TEXT, rw], 0x8f0000, 'writable segment'),
+                ([PAD_TEXT, PAD_RODATA], 0x7f0000, 'past the end of the file'),
+                ([PAD_TEXT, (R, 0x6f0000, 0xb00000, 0x200000, 0x200000)],
+                 0x8f0000, 'other bytes of the file'),
+                ([PAD_TEXT], 0x8f0000, 'past the end of the image')):
+            _, f, text = self.padding(segs, size, threshold=4096)
+            self.assertFalse(f['padding']['possible'], why)
+            self.assertIn(why, f['padding']['reason'])
+            self.assertEqual(f['huge_on_this_kernel'], 4 * MB)
+            self.assertIn('  tail padding: none (', text)
+
+    def test_check_stock_kernel(self):
+        shutil.rmtree(self.root)
+        shutil.copytree(os.path.join(FIXTURES, 'stock'), self.root)
+        kern, f, text = self.padding()
+        self.assertFalse(kern['supported'])
+        self.assertEqual(f['huge_on_this_kernel'], 0)
+        self.assertIn('kernel: no hugetext support', text)
+        self.assertIn('on this kernel: hugetext maps none of it (no '
+                      'hugetext); with file text on: 4M, 6M with tail '
+                      'padding', text)
+
+    def test_check_file_text_off(self):
+        self.put(ENABLED, '2')
+        _, f, text = self.padding(threshold=4096)
+        self.assertEqual(f['huge_on_this_kernel'], 0)
+        self.assertIn('hugetext maps none of it (hugetext_enabled 2)', text)
 
 
 class TestCheck(FixtureCase):
