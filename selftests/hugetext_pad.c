@@ -1,17 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tail padding (hugetext_pad_threshold): the helpers built by mk_padtext.sh
- * are static programs whose text ends 1.5 MB past a 2 MB boundary.  With
- * hugetext=1 and a threshold at most that tail, the "ok" layout's text
- * mapping must be extended to the boundary and its last region PMD-mapped
- * too, while the program computes the right results and its mapped text
- * (padding included) equals its file.  Threshold 0, a threshold above the
- * tail, hugetext=0 and the three layouts where padding would be unsafe
- * ("rw": a writable segment inside the region, "near": other file bytes
- * mapped there, "eof": the file ends inside the region) must leave the
- * mapping as the ELF file says, with every full region still PMD-mapped.
- * Also the knob's range and its bad-input matrix, and the hugetext_pad
- * counter.
+ * Padding (hugetext_pad_threshold, hugetext_pad_rodata): the helpers built
+ * by mk_padtext.sh are static programs whose text ends 1.5 MB past a 2 MB
+ * boundary and, but for the "gap" layout, starts 4 KB past one, after the
+ * segment holding the ELF headers.  With hugetext=1 and
+ * hugetext_pad_rodata=1, a threshold at most the tail extends the "ok"
+ * layout's text mapping to the boundary above (over .rodata), and one at
+ * most the head's 2 MB - 4 KB down to the boundary below (over the
+ * headers' segment); each padded region is PMD-mapped too, while the
+ * program computes the right results and its mapped text (padding
+ * included) equals its file.  With hugetext_pad_rodata=0 (the default)
+ * only linker padding is covered: the "gap" layout (linked with
+ * -z separate-code -z max-page-size=2M) is padded, the "ok" layout not at
+ * all.  Threshold 0, thresholds above the tail or the head, hugetext=0
+ * and the three layouts where tail padding would be unsafe ("rw": a
+ * writable segment inside the region, "near": other file bytes mapped
+ * there, "eof": the file ends inside the region) leave that end as the
+ * ELF file says, with every full region still PMD-mapped.  Also both
+ * knobs' ranges and bad-input matrices, and the hugetext_pad and
+ * hugetext_pad_head counters.
  */
 #include <elf.h>
 #include <errno.h>
@@ -25,6 +32,7 @@
 #include "hugetext_util.h"
 
 #define KNOB "hugetext_pad_threshold"
+#define RODATA "hugetext_pad_rodata"
 
 static char longstr[4096];
 static const char *const bad[] = {
@@ -35,93 +43,114 @@ static const char *const bad[] = {
 
 static char dir[512];
 
-/* the text end of @path's executable PT_LOAD, rounded up to a page */
-static unsigned long elf_text_end(const char *path)
+/* the page range of @path's executable PT_LOAD; 0 if none */
+static int elf_text_range(const char *path, unsigned long *start, unsigned long *end)
 {
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph;
-	unsigned long end = 0;
 	int fd = open(path, O_RDONLY), i;
 
+	*start = *end = 0;
 	if (fd < 0 || pread(fd, &eh, sizeof(eh), 0) != sizeof(eh))
 		goto out;
 	for (i = 0; i < eh.e_phnum; i++) {
 		if (pread(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) != sizeof(ph))
 			break;
-		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
-			end = (ph.p_vaddr + ph.p_filesz + 4095) & ~4095UL;
+		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+			*start = ph.p_vaddr & ~4095UL;
+			*end = (ph.p_vaddr + ph.p_filesz + 4095) & ~4095UL;
+		}
 	}
 out:
 	if (fd >= 0)
 		close(fd);
-	return end;
+	return *end ? 0 : -1;
 }
 
+/* thresholds relative to the helper's own text */
+#define THR_TAIL	-1	/* the tail's length */
+#define THR_TAIL_1	-2	/* the tail + 1 */
+#define THR_HEAD	-3	/* the text's part of the head region */
+#define THR_HEAD_1	-4	/* that + 1 */
+
 struct pcase {
-	const char *layout;	/* ok, rw, near, eof */
+	const char *layout;	/* ok, gap, rw, near, eof */
 	const char *hugetext;
-	long threshold;		/* -1: the tail, -2: the tail + 1 */
-	int padded;
+	long threshold;		/* bytes, or THR_* */
+	const char *rodata;	/* hugetext_pad_rodata */
+	int tail, head;		/* padded at the tail, at the head */
 	const char *why;
 };
 
 static const struct pcase cases[] = {
-	{ "ok", "1", 4096, 1, "threshold 4096: the 1.5 MB tail is padded and PMD-mapped" },
-	{ "ok", "1", 0, 0, "threshold 0: no padding" },
-	{ "ok", "1", 1, 1, "threshold 1: padded" },
-	{ "ok", "1", -1, 1, "threshold = tail: padded" },
-	{ "ok", "1", -2, 0, "threshold = tail + 1: no padding" },
-	{ "ok", "1", 2097151, 0, "threshold 2097151 (above the tail): no padding" },
-	{ "ok", "0", 4096, 0, "hugetext=0: no padding whatever the threshold" },
-	{ "ok", "3", 4096, 1, "hugetext=3: padded" },
-	{ "rw", "1", 4096, 0, "writable segment inside the tail's region: no padding" },
-	{ "near", "1", 4096, 0, "other file bytes mapped inside the tail's region: no padding" },
-	{ "eof", "1", 4096, 0, "file ends inside the tail's region: no padding" },
+	{ "ok", "1", 4096, "1", 1, 1, "threshold 4096, pad_rodata 1: both ends padded and PMD-mapped (over .rodata, over the headers' segment)" },
+	{ "ok", "1", 4096, "0", 0, 0, "pad_rodata 0: .rodata after and the headers' segment before the text stop padding" },
+	{ "gap", "1", 4096, "0", 1, 0, "pad_rodata 0: linker padding after the text is padded (-z separate-code -z max-page-size=2M)" },
+	{ "ok", "1", 0, "1", 0, 0, "threshold 0: no padding" },
+	{ "ok", "1", 1, "1", 1, 1, "threshold 1: both ends padded" },
+	{ "ok", "1", THR_TAIL, "1", 1, 1, "threshold = tail: both ends padded" },
+	{ "ok", "1", THR_TAIL_1, "1", 0, 1, "threshold = tail + 1: only the head padded" },
+	{ "ok", "1", THR_HEAD, "1", 0, 1, "threshold = the head's text: only the head padded" },
+	{ "ok", "1", THR_HEAD_1, "1", 0, 0, "threshold = the head's text + 1: no padding" },
+	{ "ok", "1", 2097151, "1", 0, 0, "threshold 2097151: no padding" },
+	{ "ok", "0", 4096, "1", 0, 0, "hugetext=0: no padding whatever the thresholds" },
+	{ "ok", "3", 4096, "1", 1, 1, "hugetext=3: both ends padded" },
+	{ "rw", "1", 4096, "1", 0, 1, "writable segment inside the tail's region: tail not padded" },
+	{ "near", "1", 4096, "1", 0, 1, "other file bytes mapped inside the tail's region: tail not padded" },
+	{ "eof", "1", 4096, "1", 0, 1, "file ends inside the tail's region: tail not padded" },
 };
 
 static int run_case(const struct pcase *c)
 {
 	char path[600], thr[32], out[8192];
 	char *argv[] = { path, NULL, "--timeout", "30000", NULL };
-	unsigned long tend, tail, start = 0, end = 0, want_end;
-	long before, pads;
+	unsigned long tstart, tend, tail, hpart, start = 0, end = 0, want_start, want_end;
+	long before, before_head, pads, heads, t;
 	int rc;
 	char *p;
 
 	snprintf(path, sizeof(path), "%s/hugetext_pad%s", dir, c->layout);
-	tend = elf_text_end(path);
+	elf_text_range(path, &tstart, &tend);
 	tail = tend % pmd_size();
+	hpart = pmd_size() - tstart % pmd_size();	/* = PMD size: starts on a boundary */
 	if (!tend || tail < (1UL << 20)) {
 		ksft_print_msg("%s: text ends at %#lx, not 1-2 MB past a boundary\n",
 			       path, tend);
 		return -1;
 	}
-	snprintf(thr, sizeof(thr), "%ld", c->threshold == -1 ? (long)tail :
-		 c->threshold == -2 ? (long)tail + 1 : c->threshold);
+	t = c->threshold;
+	t = t == THR_TAIL ? (long)tail : t == THR_TAIL_1 ? (long)tail + 1 :
+	    t == THR_HEAD ? (long)hpart : t == THR_HEAD_1 ? (long)hpart + 1 : t;
+	snprintf(thr, sizeof(thr), "%ld", t);
 	if (knob_write("hugetext_enabled", c->hugetext) || knob_write("enabled", "madvise") ||
-	    knob_write(KNOB, thr)) {
-		ksft_print_msg("cannot set hugetext_enabled=%s %s=%s\n", c->hugetext, KNOB, thr);
+	    knob_write(KNOB, thr) || knob_write(RODATA, c->rodata)) {
+		ksft_print_msg("cannot set hugetext_enabled=%s %s=%s %s=%s\n", c->hugetext,
+			       KNOB, thr, RODATA, c->rodata);
 		return -1;
 	}
 	khugepaged_fast();
 	drop_caches();
 	before = vmstat_read("hugetext_pad");
+	before_head = vmstat_read("hugetext_pad_head");
 	/* hugetext=0 with THP=madvise: nothing is collapsed at all */
 	argv[1] = strcmp(c->hugetext, "0") ? "huge" : "none";
 	if (!strcmp(argv[1], "none"))
 		argv[3] = "3000";
 	rc = run_helper(argv, out, sizeof(out), NULL, false);
 	pads = vmstat_read("hugetext_pad") - before;
+	heads = vmstat_read("hugetext_pad_head") - before_head;
 	p = strstr(out, "# text ");
 	if (p)
 		sscanf(p, "# text %lx-%lx", &start, &end);
-	want_end = c->padded ? tend - tail + pmd_size() : tend;
-	ksft_print_msg("%s layout, hugetext=%s, threshold %s (tail %lu KB): text %lx-%lx, expected end %lx; hugetext_pad +%ld; helper exit %d\n",
-		       c->layout, c->hugetext, thr, tail >> 10, start, end, want_end,
-		       pads, rc);
+	want_end = c->tail ? tend - tail + pmd_size() : tend;
+	want_start = c->head ? tstart - tstart % pmd_size() : tstart;
+	ksft_print_msg("%s layout, hugetext=%s, threshold %s, pad_rodata %s (head %lu KB, tail %lu KB): text %lx-%lx, expected %lx-%lx; hugetext_pad +%ld, hugetext_pad_head +%ld; helper exit %d\n",
+		       c->layout, c->hugetext, thr, c->rodata, hpart >> 10, tail >> 10,
+		       start, end, want_start, want_end, pads, heads, rc);
 	if (rc)
 		print_indented(out);
-	if (rc || end != want_end || pads != c->padded)
+	if (rc || start != want_start || end != want_end || pads != c->tail ||
+	    heads != c->head)
 		return 1;
 	return 0;
 }
@@ -134,8 +163,9 @@ int main(int argc, char **argv)
 	char *slash;
 
 	ksft_print_header();
-	if (!knob_exists(KNOB))
-		ksft_exit_skip("kernel without hugetext tail padding (no %s%s)\n", THP_DIR, KNOB);
+	if (!knob_exists(KNOB) || !knob_exists(RODATA))
+		ksft_exit_skip("kernel without hugetext padding (no %s%s or %s)\n", THP_DIR,
+			       KNOB, RODATA);
 	snprintf(dir, sizeof(dir), "%s", argv[0]);
 	slash = strrchr(dir, '/');
 	if (slash)
@@ -143,7 +173,7 @@ int main(int argc, char **argv)
 	else
 		strcpy(dir, ".");
 	memset(longstr, '1', sizeof(longstr) - 1);
-	ksft_set_plan(4 + sizeof(bad) / sizeof(bad[0]) + sizeof(cases) / sizeof(cases[0]));
+	ksft_set_plan(4 + sizeof(bad) / sizeof(bad[0]) + 3 + sizeof(cases) / sizeof(cases[0]));
 	knobs_save();
 
 	/* the knob: 0..2097151 round-trip, everything else is refused */
@@ -169,6 +199,33 @@ int main(int argc, char **argv)
 		ksft_test_result(err == -EINVAL && knob_read_long(KNOB) == before,
 				 "bad write \"%s\" fails with EINVAL (got %d), value stays %ld\n",
 				 shown, err, before);
+	}
+
+	/* hugetext_pad_rodata: 0 and 1, nothing else */
+	err = knob_write(RODATA, "1\n");
+	ksft_test_result(!err && knob_read_long(RODATA) == 1, "%s: write \"1\\n\" reads back 1\n", RODATA);
+	err = knob_write(RODATA, "0");
+	ksft_test_result(!err && knob_read_long(RODATA) == 0, "%s: write \"0\" reads back 0\n", RODATA);
+	{
+		static const char *const rbad[] = { "2", "-1", "+1", " 1", "1 ", "01x", "0x1",
+			"1\n2", "true", "18446744073709551617", "\n" };
+		int fails = 0;
+		size_t j;
+
+		for (j = 0; j < sizeof(rbad) / sizeof(rbad[0]); j++) {
+			const char *keep = j % 2 ? "1" : "0";
+
+			knob_write(RODATA, keep);
+			err = knob_write(RODATA, rbad[j]);
+			if (err != -EINVAL || knob_read_long(RODATA) != atol(keep)) {
+				knob_label(rbad[j], got, sizeof(got));
+				ksft_print_msg("%s: writing \"%s\": %s, now %ld\n", RODATA, got,
+					       err ? strerror(-err) : "accepted", knob_read_long(RODATA));
+				fails++;
+			}
+		}
+		ksft_test_result(!fails, "%s: %zu bad writes fail with EINVAL, value kept\n",
+				 RODATA, sizeof(rbad) / sizeof(rbad[0]));
 	}
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -6,11 +6,13 @@
 # waits (cc1 reading an empty pipe, gdb running "shell sleep"), and its text
 # coverage -- PMD-mapped bytes / the full 2 MB regions its text could fill --
 # is read with the hugetext tool.  hugetext=1: 100% within 2 s of exec;
-# hugetext=0: 0%.  Then tail padding: with hugetext_pad_threshold=4096,
-# cc1's text mapping reaches the next 2 MB boundary and 18 MB of it are
-# PMD-mapped instead of 16 MB, and cc1 still compiles a 40-function C file
-# to exactly the assembly it produces without hugetext.  TAP; knobs
-# restored on exit.
+# hugetext=0: 0%.  Then padding with hugetext_pad_threshold=4096: by
+# default (hugetext_pad_rodata=0) cc1 is not padded, as its text borders
+# other segments at both ends (16 MB PMD-mapped); with
+# hugetext_pad_rodata=1 its text mapping reaches from the 2 MB boundary
+# below it to the one above, and all 20 MB of it are PMD-mapped; cc1
+# still compiles a 40-function C file to exactly the assembly it produces
+# without hugetext.  TAP; knobs restored on exit.
 T=/sys/kernel/mm/transparent_hugepage
 HT="python3 /opt/hugetext/hugetext"
 n=0 fail=0
@@ -20,14 +22,16 @@ nok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n $*"; }
 [ -f $T/hugetext_enabled ] || { echo "1..0 # SKIP kernel without CONFIG_HUGETEXT"; exit 4; }
 saved_ht=$(cat $T/hugetext_enabled)
 saved_thp=$(sed 's/.*\[\(.*\)\].*/\1/' $T/enabled)
-saved_pad=
+saved_pad= saved_rodata=
 [ -f $T/hugetext_pad_threshold ] && saved_pad=$(cat $T/hugetext_pad_threshold) &&
 	echo 0 >$T/hugetext_pad_threshold
+[ -f $T/hugetext_pad_rodata ] && saved_rodata=$(cat $T/hugetext_pad_rodata)
 trap 'echo $saved_ht >$T/hugetext_enabled; echo $saved_thp >$T/enabled
-	[ -z "$saved_pad" ] || echo $saved_pad >$T/hugetext_pad_threshold' EXIT
+	[ -z "$saved_pad" ] || echo $saved_pad >$T/hugetext_pad_threshold
+	[ -z "$saved_rodata" ] || echo $saved_rodata >$T/hugetext_pad_rodata' EXIT
 echo madvise >$T/enabled
 echo "TAP version 13"
-echo "1..6"
+echo "1..7"
 
 # coverage PID NAME: print "<coverage-percent> <huge-bytes> <ideal-bytes> <congruent>"
 coverage() {
@@ -83,22 +87,26 @@ for mode in 1 0; do
 	else nok "hugetext=$mode: gdb (PIE, 6 MB text) coverage ${1:-?}%, expected $want%"; fi
 done
 
-# tail padding
-if [ -z "$saved_pad" ]; then
-	echo "ok 5 # SKIP kernel without hugetext_pad_threshold"
-	echo "ok 6 # SKIP kernel without hugetext_pad_threshold"
+# padding
+if [ -z "$saved_pad" ] || [ -z "$saved_rodata" ]; then
+	for i in 5 6 7; do echo "ok $i # SKIP kernel without hugetext padding"; done
 	exit 0
 fi
 echo 1 >$T/hugetext_enabled
 echo 4096 >$T/hugetext_pad_threshold
-echo 3 >/proc/sys/vm/drop_caches
-set -- $(run_held cc1 "$cc1" -quiet -nostdinc -O2 - -o /tmp/empty.s)
-echo "# padding 4096: cc1 text coverage $1% ($2 of $3 bytes PMD-mapped), congruent $4"
-if [ "${1:-x}" = 100 ] && [ "${2:-0}" = $((18 << 20)) ]; then
-	ok "padding: cc1 has 18 MB of text PMD-mapped (16 MB without)"
-else
-	nok "padding: cc1 has ${2:-?} bytes of text PMD-mapped, expected 18 MB (coverage ${1:-?}%)"
-fi
+for rodata in 0 1; do
+	echo $rodata >$T/hugetext_pad_rodata
+	echo 3 >/proc/sys/vm/drop_caches
+	set -- $(run_held cc1 "$cc1" -quiet -nostdinc -O2 - -o /tmp/empty.s)
+	echo "# padding 4096, pad_rodata $rodata: cc1 text coverage $1% ($2 of $3 bytes PMD-mapped), congruent $4"
+	want=$((16 << 20)) what="not padded: its text borders other segments at both ends"
+	[ $rodata = 1 ] && want=$((20 << 20)) what="padded at both ends: its whole text"
+	if [ "${1:-x}" = 100 ] && [ "${2:-0}" = $want ]; then
+		ok "padding, pad_rodata $rodata: cc1 has $((want >> 20)) MB of text PMD-mapped ($what)"
+	else
+		nok "padding, pad_rodata $rodata: cc1 has ${2:-?} bytes of text PMD-mapped, expected $((want >> 20)) MB (coverage ${1:-?}%)"
+	fi
+done
 "$cc1" -quiet -nostdinc -O2 /opt/hugetext/big.c -o /tmp/pad.s 2>/tmp/pad.err
 rc1=$?
 echo 0 >$T/hugetext_pad_threshold

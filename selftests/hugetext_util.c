@@ -102,7 +102,7 @@ bool knob_exists(const char *name)
 
 /* every knob a hugetext test may touch */
 static const char *const saved_names[] = {
-	"hugetext_enabled", "hugetext_pad_threshold", "enabled", "defrag",
+	"hugetext_enabled", "hugetext_pad_threshold", "hugetext_pad_rodata", "enabled", "defrag",
 	"hugepages-2048kB/enabled",
 	"khugepaged/scan_sleep_millisecs", "khugepaged/pages_to_scan",
 	"khugepaged/alloc_sleep_millisecs", "khugepaged/max_nr_hugetext",

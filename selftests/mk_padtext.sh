@@ -1,11 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Build a tail-padding helper: hugetext_bigtext.c (a few real functions)
+# Build a padding helper: hugetext_bigtext.c (a few real functions)
 # plus padtext.S, a static ET_EXEC whose text segment ends 1.5 MB past a
-# 2 MB boundary (1 full 2 MB region + a 1.5 MB tail), in one of four
+# 2 MB boundary (1 full 2 MB region + a 1.5 MB tail), in one of five
 # layouts:
 #   ok    .rodata (1 MB) follows the text at the same file offset delta:
-#         padding may cover it
+#         padding may cover it with hugetext_pad_rodata=1; the text
+#         starts 4 KB past a boundary, after the segment holding the ELF
+#         headers (head padding may cover it the same way)
+#   gap   linked with -z separate-code -z max-page-size=0x200000: the
+#         text starts on a boundary and the next segment on the one after
+#         its end, so the tail's region holds only linker padding (bytes
+#         no segment maps): padded by default
 #   rw    .rodata is small, so the writable data segment lies within the
 #         2 MB region of the tail: no padding
 #   near  .rodata starts 64 KB into the tail's region at another delta
@@ -20,6 +26,7 @@ src=$(cd "$(dirname "$0")" && pwd)
 name=$(basename "$out")
 case $variant in
 ok)   defs=(-DBIG_RODATA -DFILE_FILLER) ;;
+gap)  defs=(-DBIG_RODATA -DFILE_FILLER) ;;
 rw)   defs=(-DFILE_FILLER) ;;
 near) defs=(-DBIG_RODATA -DFILE_FILLER) ;;
 eof)  defs=() ;;
@@ -41,6 +48,7 @@ text_end() {	# end of the R E PT_LOAD
 M2=$((2 << 20))
 ldflags=()
 [ "$variant" = eof ] && ldflags=(-Wl,-Trodata-segment=0x40000000 -s)
+[ "$variant" = gap ] && ldflags=(-Wl,-z,separate-code,-z,max-page-size=0x200000)
 link 0 "$@"
 e0=$(text_end)
 target=$(( (e0 + M2 - 1) / M2 * M2 + M2 + 0x180000 ))
