@@ -61,10 +61,10 @@ fi
 # off: nothing new is collapsed, a new program gets 4K pages
 echo 0 >$T/hugetext_enabled
 [ -z "$saved_pad" ] || echo 0 >$T/hugetext_pad_threshold
-c0=$(( $(vmstat hugetext_collapse_ok) + $(vmstat hugetext_map_ok) + $(vmstat hugetext_pad) ))
+c0=$(( $(vmstat hugetext_collapse_ok) + $(vmstat hugetext_map_ok) + $(vmstat hugetext_pad) + $(vmstat hugetext_pad_head) ))
 out=$("$D/hugetext_bigpie" none --timeout 3000 2>&1)
 rc=$?
-c1=$(( $(vmstat hugetext_collapse_ok) + $(vmstat hugetext_map_ok) + $(vmstat hugetext_pad) ))
+c1=$(( $(vmstat hugetext_collapse_ok) + $(vmstat hugetext_map_ok) + $(vmstat hugetext_pad) + $(vmstat hugetext_pad_head) ))
 if [ $rc = 0 ] && [ $c0 = $c1 ]; then ok "hugetext=0: a new program runs on 4K pages, no hugetext work done"
 else echo "$out" | sed 's/^/# /'; nok "hugetext=0: new program exit $rc, hugetext counters $c0 -> $c1"; fi
 
