@@ -13,7 +13,7 @@ SPLIT=/sys/kernel/debug/split_huge_pages
 n=0 fail=0
 ok() { n=$((n + 1)); echo "ok $n $*"; }
 nok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n $*"; }
-vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+vmstat() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' /proc/vmstat; }
 meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 # pmd_kb PID: FilePmdMapped (kB) of PID's executable mappings
 pmd_kb() {
