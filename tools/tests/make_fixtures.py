@@ -148,7 +148,7 @@ VMSTAT_HUGETEXT = [
     ('hugetext_collapse_ok', 18), ('hugetext_collapse_fail', 2),
     ('hugetext_skip_not_congruent', 7), ('hugetext_skip_write_open', 1),
     ('hugetext_skip_opted_out', 0), ('hugetext_nomem', 0),
-    ('hugetext_pad', 3), ('hugetext_anon_exec', 5),
+    ('hugetext_pad', 3), ('hugetext_pad_head', 1), ('hugetext_anon_exec', 5),
 ]
 
 
@@ -181,6 +181,7 @@ def build(root, patched):
     if patched:
         write(root, thp + 'hugetext_enabled', '1\n')
         write(root, thp + 'hugetext_pad_threshold', '0\n')
+        write(root, thp + 'hugetext_pad_rodata', '0\n')
         write(root, kh + 'max_nr_hugetext', '0\n')
         write(root, kh + 'hugetext_sample_millisecs', '1000\n')
         write(root, 'sys/kernel/debug/split_huge_pages', '')

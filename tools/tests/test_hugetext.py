@@ -36,14 +36,18 @@ UPDATE_HINT = ('update with: HUGETEXT_UPDATE_GOLDEN=1 '
 
 MB = 1 << 20
 CC1 = '/usr/libexec/gcc/x86_64-linux-gnu/12/cc1'
+# the real one, if installed (gcc -print-prog-name=cc1 on Debian 12)
+REAL_CC1 = '/usr/lib/gcc/x86_64-linux-gnu/12/cc1'
 SERVER = '/usr/local/bin/myserver'
 LIBC = '/usr/lib/x86_64-linux-gnu/libc.so.6'
 THP = 'sys/kernel/mm/transparent_hugepage/'
 ENABLED = THP + 'hugetext_enabled'
 PAD = THP + 'hugetext_pad_threshold'
+RODATA = THP + 'hugetext_pad_rodata'
 MAXNR = THP + 'khugepaged/max_nr_hugetext'
 SAMPLE = THP + 'khugepaged/hugetext_sample_millisecs'
 KNOB_FILES = {'enabled': ENABLED, 'pad_threshold': PAD,
+              'pad_rodata': RODATA,
               'max_nr_hugetext': MAXNR, 'sample_millisecs': SAMPLE}
 
 
@@ -160,11 +164,12 @@ class TestGeneral(unittest.TestCase):
 class TestManPage(unittest.TestCase):
     def test_man_page_documents_everything(self):
         with open(os.path.join(os.path.dirname(HERE), 'hugetext.8')) as f:
-            man = f.read()
+            man = f.read().replace('\\-', '-')
         for word in ('status', 'enable', 'disable', 'set', 'stat', 'check',
                      'rollback', 'bench', 'EXIT STATUS', 'FILES', 'EXAMPLES',
                      'HUGETEXT_ROOT', 'pad_threshold', 'max_nr_hugetext',
-                     'sample_millisecs'):
+                     'sample_millisecs', 'pad_rodata', 'hugetext_pad_head',
+                     'separate-code'):
             self.assertIn(word, man)
 
 
@@ -176,7 +181,7 @@ class TestManPage(unittest.TestCase):
         st = json.loads(run('status', '--json', root=os.path.join(
             FIXTURES, 'patched')).stdout)
         want = {'enabled': [0, 3], 'pad_threshold': [0, 2097151],
-                'max_nr_hugetext': [0, 65536],
+                'pad_rodata': [0, 1], 'max_nr_hugetext': [0, 65536],
                 'sample_millisecs': [10, 600000]}
         self.assertEqual({k: v['range'] for k, v in st['knobs'].items()},
                          want)
@@ -243,6 +248,35 @@ class TestStatus(FixtureCase):
         self.assertIsNone(st['knobs']['sample_millisecs']['value'])
         p = self.hugetext('status')
         self.assertIn('not provided by this kernel', p.stdout)
+
+    def test_pad_rodata_knob(self):
+        st = json.loads(self.hugetext('status', '--json').stdout)
+        k = st['knobs']['pad_rodata']
+        self.assertEqual((k['value'], k['present'], k['range']),
+                         (0, True, [0, 1]))
+        self.assertIn('only bytes no segment maps (linker padding)',
+                      k['meaning'])
+        self.assertEqual(st['counters']['hugetext_pad_head'], 1)
+        self.put(RODATA, '1')
+        p = self.hugetext('status')
+        self.assertRegex(p.stdout, r'\n  pad_rodata +1 +padding also covers '
+                         r'read-only segments, which become executable '
+                         r'\(security trade-off\)\n')
+        # a kernel of the previous version: pad_threshold, no pad_rodata
+        os.unlink(self.path(RODATA))
+        st = json.loads(self.hugetext('status', '--json').stdout)
+        self.assertFalse(st['knobs']['pad_rodata']['present'])
+        self.assertIsNone(st['knobs']['pad_rodata']['value'])
+        self.assertIn('predates it', st['knobs']['pad_rodata']['meaning'])
+        p = self.hugetext('status')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn('pad_rodata           -        not provided by this '
+                      'kernel, which predates it: tail padding only', p.stdout)
+        p = self.hugetext('set', 'pad_rodata', '1')
+        self.assertEqual(p.returncode, 3)
+        self.assertIn('does not provide pad_rodata', p.stderr)
+        p = run('set', '-h')
+        self.assertIn('pad_rodata 0..1', p.stdout)
 
     def test_khugepaged_not_running(self):
         shutil.rmtree(self.path('proc/100'))
@@ -327,6 +361,7 @@ class TestWrites(FixtureCase):
 
     def test_set_bad_values_every_knob(self):
         out_of_range = {'pad_threshold': ['2097152', '-1'],
+                        'pad_rodata': ['2', '-1', '10'],
                         'max_nr_hugetext': ['65537', '-5'],
                         'sample_millisecs': ['9', '600001']}
         for knob, extra in out_of_range.items():
@@ -354,6 +389,7 @@ class TestWrites(FixtureCase):
 
     def test_set_good_values(self):
         for knob, v in (('pad_threshold', '2097151'), ('pad_threshold', '0'),
+                        ('pad_rodata', '1'), ('pad_rodata', '0'),
                         ('max_nr_hugetext', '65536'),
                         ('max_nr_hugetext', '8'),
                         ('sample_millisecs', '10'),
@@ -683,11 +719,14 @@ class TestRollback(FixtureCase):
         self.put(ENABLED, '3')
         self.put(PAD, '4096')
         self.put(MAXNR, '12')
+        self.put(RODATA, '1')
         p = self.hugetext('rollback')
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.assertEqual(self.read(ENABLED), '0')
         self.assertEqual(self.read(PAD), '0')
         self.assertEqual(self.read(MAXNR), '0')
+        # with pad_threshold 0 nothing is padded: pad_rodata is left alone
+        self.assertEqual(self.read(RODATA), '1')
         self.assertEqual(self.read('proc/sys/vm/drop_caches'), '3')
         # only the huge ranges of executable mappings, per process; never
         # "1" (every THP of the system)
@@ -1031,73 +1070,336 @@ class TestCheckHeadersOnly(FixtureCase):
         self.assertEqual(f['huge_possible'], 4 * MB)
 
     def padding(self, segments=(PAD_TEXT, PAD_RODATA), size=0x8f0000,
-                threshold=None):
+                threshold=None, rodata=None, path=None):
+        """check --json and check of a synthetic ELF (or path) with the
+        knobs set: rodata None keeps the fixture's 0, False removes the
+        file (a kernel of the previous version)."""
         if threshold is not None:
             self.put(PAD, str(threshold))
-        path = self.make('prog', list(segments), size)
+        if rodata is False:
+            os.unlink(self.path(RODATA))
+        elif rodata is not None:
+            self.put(RODATA, str(rodata))
+        if path is None:
+            path = self.make('prog', list(segments), size)
         p = self.hugetext('check', '--json', path)
         self.assertEqual(p.returncode, 0, p.stderr)
         d = json.loads(p.stdout)
         text = self.hugetext('check', path).stdout
         return d['kernel'], d['files'][0], text
 
-    def test_padding_applies(self):
-        kern, f, text = self.padding(threshold=4096)
-        self.assertEqual(kern['pad_threshold'], 4096)
+    def test_padding_json_fields(self):
+        _, f, _ = self.padding(threshold=4096)
         pad = f['padding']
+        for end in ('tail', 'head'):
+            for key in ('possible', 'bytes', 'reason', 'applies_now',
+                        'needs_pad_rodata'):
+                self.assertIn(key, pad[end], (end, key))
+        for key in ('possible', 'regions', 'bytes', 'applies', 'reason',
+                    'link_advice'):
+            self.assertIn(key, pad)
+        for key in ('huge_possible', 'huge_with_padding',
+                    'huge_on_this_kernel'):
+            self.assertIn(key, f)
+
+    def test_padding_applies(self):
+        # .rodata right after the text: padded with pad_rodata 1
+        kern, f, text = self.padding(threshold=4096, rodata=1)
+        self.assertEqual((kern['pad_threshold'], kern['pad_rodata']),
+                         (4096, 1))
+        pad = f['padding']
+        tail = pad['tail']
+        self.assertTrue(tail['possible'] and tail['applies_now'])
+        self.assertTrue(tail['needs_pad_rodata'])
+        self.assertEqual((tail['partial'], tail['bytes'], tail['range']),
+                         (0xf0000, 0x110000, [0xaf0000, 0xc00000]))
+        self.assertEqual(tail['covers'], [1])
         self.assertTrue(pad['possible'] and pad['applies'])
-        self.assertEqual((pad['tail'], pad['bytes'], pad['regions']),
-                         (0xf0000, 0x110000, 1))
+        self.assertEqual((pad['regions'], pad['bytes']), (1, 0x110000))
+        # the text starts on a PMD boundary: no head
+        self.assertFalse(pad['head']['possible'])
+        self.assertFalse(pad['head']['needed'])
         self.assertEqual(f['huge_possible'], 4 * MB)
         self.assertEqual(f['huge_with_padding'], 6 * MB)
+        self.assertEqual(f['huge_with_padding_without_pad_rodata'], 4 * MB)
         self.assertEqual(f['huge_on_this_kernel'], 6 * MB)
         self.assertIn('kernel: hugetext_enabled 1 (file text of executables '
-                      'and shared libraries), pad_threshold 4096\n', text)
-        self.assertIn('  tail padding: +1 x 2 MB region', text)
-        self.assertIn('    padded on this kernel (pad_threshold 4096)', text)
-        self.assertIn('  on this kernel: 6M can be huge', text)
+                      'and shared libraries), pad_threshold 4096, '
+                      'pad_rodata 1\n', text)
+        self.assertIn('  tail padding: possible with pad_rodata 1 only, +1 x '
+                      '2 MB region (the last 2 MB region holds 0xf0000 bytes '
+                      'of text; the 0x110000 bytes that follow it in the file '
+                      'complete it (addresses 0xaf0000-0xc00000); it would '
+                      'cover segment 1 (R, p_vaddr 0xaf0000); only linker '
+                      'padding is covered unless hugetext_pad_rodata=1', text)
+        self.assertIn('    padded on this kernel (pad_threshold 4096, '
+                      'pad_rodata 1): +1 region\n', text)
+        self.assertIn('  head padding: none needed (the text starts on a '
+                      '2 MB boundary)\n', text)
+        self.assertIn('  huge: 4M (2 x 2 MB) without padding, 6M (3 x 2 MB) '
+                      'with tail padding, which needs pad_rodata 1 (4M with '
+                      'pad_rodata 0)\n', text)
+        self.assertIn('  on this kernel: 6M can be huge now (with tail '
+                      'padding)\n', text)
+        self.assertIn('-Wl,-z,separate-code,-z,max-page-size=0x200000', text)
+        self.assertIn('separate-code', pad['link_advice'])
+
+    def test_rodata_tail_refused_without_pad_rodata(self):
+        _, f, text = self.padding(threshold=4096, rodata=0)
+        tail = f['padding']['tail']
+        self.assertTrue(tail['possible'] and tail['needs_pad_rodata'])
+        self.assertFalse(tail['applies_now'])
+        self.assertEqual(tail['refused_without_pad_rodata'],
+                         'would cover segment 1 (R, p_vaddr 0xaf0000); only '
+                         'linker padding is covered unless '
+                         'hugetext_pad_rodata=1')
+        self.assertEqual(f['huge_on_this_kernel'], 4 * MB)
+        self.assertEqual(f['huge_with_padding'], 6 * MB)
+        self.assertIn('    not padded on this kernel: it needs pad_rodata 1, '
+                      'this kernel has 0; with file text on, pad_threshold '
+                      '1..983040 and pad_rodata 1 it would be (+1 region)\n',
+                      text)
+        self.assertIn('  on this kernel: 4M can be huge now\n', text)
+        self.assertIn('  to pad without hugetext_pad_rodata=1, link with '
+                      '-Wl,-z,separate-code,-z,max-page-size=0x200000', text)
+        self.assertIsNotNone(f['padding']['link_advice'])
+
+    def test_gap_layout_padded_without_pad_rodata(self):
+        # the next segment starts at the next 2 MB boundary after the text
+        # (as with -z separate-code -z max-page-size=0x200000): the tail
+        # region holds only linker padding
+        gap = [PAD_TEXT, (R, 0x800000, 0xc00000, 0x100000, 0x100000)]
+        _, f, text = self.padding(gap, 0x900000, threshold=4096, rodata=0)
+        tail = f['padding']['tail']
+        self.assertTrue(tail['possible'] and tail['applies_now'])
+        self.assertFalse(tail['needs_pad_rodata'])
+        self.assertEqual(tail['covers'], [])
+        self.assertEqual(tail['bytes'], 0x110000)
+        self.assertEqual(f['huge_on_this_kernel'], 6 * MB)
+        self.assertEqual(f['huge_with_padding_without_pad_rodata'], 6 * MB)
+        self.assertIsNone(f['padding']['link_advice'])
+        self.assertIn('  tail padding: possible, +1 x 2 MB region (', text)
+        self.assertIn('linker padding, no segment maps it)', text)
+        self.assertIn('    padded on this kernel (pad_threshold 4096, '
+                      'pad_rodata 0): +1 region', text)
+        self.assertIn('  huge: 4M (2 x 2 MB) without padding, 6M (3 x 2 MB) '
+                      'with tail padding\n', text)
+        self.assertNotIn('separate-code', text)
 
     def test_padding_off_or_below_threshold(self):
-        _, f, text = self.padding(threshold=0)
+        _, f, text = self.padding(threshold=0, rodata=1)
         self.assertFalse(f['padding']['applies'])
         self.assertEqual(f['huge_on_this_kernel'], 4 * MB)
         self.assertIn('not padded on this kernel: pad_threshold is 0 (off); '
-                      'with file text on and pad_threshold 1..983040 it '
-                      'would be', text)
+                      'with file text on, pad_threshold 1..983040 and '
+                      'pad_rodata 1 it would be', text)
         _, f, text = self.padding(threshold=0xf0001)
         self.assertFalse(f['padding']['applies'])
         self.assertIn('the tail 0xf0000 is below pad_threshold 983041', text)
+        _, f, _ = self.padding(threshold=0xf0000, rodata=1)
+        self.assertTrue(f['padding']['tail']['applies_now'])
+        self.assertEqual(f['padding']['tail']['max_threshold'], 0xf0000)
 
     def test_padding_refused(self):
         rw = (RW,) + PAD_RODATA[1:]
-        for segs, size, why in (
-                ([PAD_TEXT, rw], 0x8f0000, 'writable segment'),
-                ([PAD_TEXT, PAD_RODATA], 0x7f0000, 'past the end of the file'),
+        for segs, size, why, seg in (
+                ([PAD_TEXT, rw], 0x8f0000, 'writable segment', True),
+                ([PAD_TEXT, PAD_RODATA], 0x7f0000,
+                 'past the end of the file', False),
                 ([PAD_TEXT, (R, 0x6f0000, 0xb00000, 0x200000, 0x200000)],
-                 0x8f0000, 'other bytes of the file'),
-                ([PAD_TEXT], 0x8f0000, 'past the end of the image')):
-            _, f, text = self.padding(segs, size, threshold=4096)
-            self.assertFalse(f['padding']['possible'], why)
-            self.assertIn(why, f['padding']['reason'])
+                 0x8f0000, 'other bytes of the file', True),
+                ([PAD_TEXT, (R, 0x6f0000, 0xaf0000, 0x200000, 0x201000)],
+                 0x8f0000, 'bss part', True),
+                ([PAD_TEXT], 0x8f0000, 'past the end of the image', False)):
+            _, f, text = self.padding(segs, size, threshold=4096, rodata=1)
+            tail = f['padding']['tail']
+            self.assertFalse(tail['possible'], why)
+            self.assertFalse(tail['needs_pad_rodata'], why)
+            self.assertIn(why, tail['reason'])
             self.assertEqual(f['huge_on_this_kernel'], 4 * MB)
-            self.assertIn('  tail padding: none (', text)
+            self.assertEqual(f['huge_with_padding'], 4 * MB)
+            self.assertIn('  tail padding: refused (', text)
+            self.assertEqual(f['padding']['link_advice'] is not None, seg,
+                             why)
+
+    # Head padding: a read-only segment, then the text at file offset
+    # 0x31000 (the first 2 MB region holds 0x1cf000 bytes of text), ending
+    # on a 2 MB boundary (no tail), then data.
+    HEAD_R = (R, 0, 0x400000, 0x30000, 0x30000)
+    HEAD_TEXT = (RX, 0x31000, 0x431000, 0x3cf000, 0x3cf000)
+    HEAD_RW = (RW, 0x400000, 0x800000, 0x1000, 0x2000)
+
+    def test_head_over_rodata(self):
+        segs = [self.HEAD_R, self.HEAD_TEXT, self.HEAD_RW]
+        _, f, text = self.padding(segs, 0x401000, threshold=4096, rodata=0)
+        head = f['padding']['head']
+        self.assertFalse(f['padding']['tail']['needed'])
+        self.assertTrue(head['possible'] and head['needs_pad_rodata'])
+        self.assertFalse(head['applies_now'])
+        self.assertEqual((head['partial'], head['bytes'], head['range']),
+                         (0x1cf000, 0x31000, [0x400000, 0x431000]))
+        self.assertIn('would cover segment 0 (R, p_vaddr 0x400000); only '
+                      'linker padding is covered unless hugetext_pad_rodata=1',
+                      head['reason'])
+        self.assertEqual(f['huge_possible'], 2 * MB)
+        self.assertEqual(f['huge_on_this_kernel'], 2 * MB)
+        self.assertEqual(f['huge_with_padding'], 4 * MB)
+        self.assertIn('  head padding: possible with pad_rodata 1 only, +1 x '
+                      '2 MB region (the first 2 MB region holds 0x1cf000 '
+                      'bytes of text; the 0x31000 bytes before it in the file '
+                      'complete it (addresses 0x400000-0x431000)', text)
+        self.assertIn('  tail padding: none needed (the text ends on a 2 MB '
+                      'boundary)\n', text)
+        self.assertIn('separate-code', text)
+        _, f, text = self.padding(segs, 0x401000, rodata=1)
+        head = f['padding']['head']
+        self.assertTrue(head['applies_now'])
+        self.assertEqual(f['huge_on_this_kernel'], 4 * MB)
+        self.assertIn('    padded on this kernel (pad_threshold 4096, '
+                      'pad_rodata 1): +1 region\n', text)
+        self.assertIn('  on this kernel: 4M can be huge now (with head '
+                      'padding)\n', text)
+        # a kernel of the previous version has no head padding
+        _, f, text = self.padding(segs, 0x401000, rodata=False)
+        self.assertFalse(f['padding']['head']['applies_now'])
+        self.assertEqual(f['huge_on_this_kernel'], 2 * MB)
+        self.assertIn('not padded on this kernel: this kernel predates head '
+                      'padding (it has no hugetext_pad_rodata)', text)
+
+    def test_head_gap_padded_without_pad_rodata(self):
+        # a read-only segment that ends below the head's region
+        low = (R, 0, 0x200000, 0x1000, 0x1000)
+        segs = [low, self.HEAD_TEXT, self.HEAD_RW]
+        _, f, _ = self.padding(segs, 0x401000, threshold=4096, rodata=0)
+        head = f['padding']['head']
+        self.assertTrue(head['applies_now'])
+        self.assertFalse(head['needs_pad_rodata'])
+        self.assertEqual(f['huge_on_this_kernel'], 4 * MB)
+
+    def test_head_refused(self):
+        text_first = [self.HEAD_TEXT, (R, 0x400000, 0x800000, 0x1000,
+                                       0x1000)]
+        below = [(R, 0x10000, 0x410000, 0x1000, 0x1000), self.HEAD_TEXT,
+                 self.HEAD_RW]
+        writable = [(RW, 0, 0x400000, 0x30000, 0x30000), self.HEAD_TEXT,
+                    self.HEAD_RW]
+        into = [(R, 0, 0x400000, 0x32000, 0x32000), self.HEAD_TEXT,
+                self.HEAD_RW]
+        for segs, why, seg in (
+                (text_first, 'the text is the first PT_LOAD', False),
+                (below, 'below the start of the image (0x410000)', False),
+                (writable, 'would cover segment 0 (RW, p_vaddr 0x400000), '
+                 'a writable segment', True),
+                (into, 'which reaches into the text', True)):
+            _, f, text = self.padding(segs, 0x401000, threshold=4096,
+                                      rodata=1)
+            head = f['padding']['head']
+            self.assertFalse(head['possible'], why)
+            self.assertTrue(head['needed'], why)
+            self.assertIn(why, head['reason'])
+            self.assertEqual(f['huge_on_this_kernel'], 2 * MB, why)
+            self.assertEqual(f['huge_with_padding'], 2 * MB, why)
+            self.assertIn('  head padding: refused (', text)
+            self.assertEqual(f['padding']['link_advice'] is not None, seg,
+                             why)
+
+    def test_head_threshold_boundary(self):
+        segs = [self.HEAD_R, self.HEAD_TEXT, self.HEAD_RW]
+        # PMD - head = 0x1cf000 bytes of text in the first region
+        _, f, _ = self.padding(segs, 0x401000, threshold=0x1cf000, rodata=1)
+        self.assertTrue(f['padding']['head']['applies_now'])
+        self.assertEqual(f['padding']['head']['max_threshold'], 0x1cf000)
+        self.assertEqual(f['huge_on_this_kernel'], 4 * MB)
+        _, f, text = self.padding(segs, 0x401000, threshold=0x1cf001)
+        self.assertFalse(f['padding']['head']['applies_now'])
+        self.assertEqual(f['huge_on_this_kernel'], 2 * MB)
+        self.assertIn('not padded on this kernel: the text in the first '
+                      'region 0x1cf000 is below pad_threshold 1896449; with '
+                      'file text on, pad_threshold 1..1896448 and pad_rodata '
+                      '1 it would be', text)
+
+    # gcc-12's cc1 (Debian 12): R, R E, R, RW
+    CC1_SEGS = [(R, 0, 0x400000, 0x230590, 0x230590),
+                (RX, 0x231000, 0x631000, 0x13c3f15, 0x13c3f15),
+                (R, 0x15f5000, 0x19f5000, 0x9c7823, 0x9c7823),
+                (RW, 0x1fbccf8, 0x23bdcf8, 0xec80, 0x1af028)]
+    CC1_SIZE = 33342568
+
+    def assert_cc1(self, path=None, covers=(2, 0)):
+        segs, size = self.CC1_SEGS, self.CC1_SIZE
+        _, f, text = self.padding(segs, size, threshold=4096, rodata=0,
+                                  path=path)
+        pad = f['padding']
+        self.assertEqual(f['huge_possible'], 16 * MB)
+        self.assertEqual(f['huge_on_this_kernel'], 16 * MB)
+        self.assertEqual(f['huge_with_padding'], 20 * MB)
+        self.assertEqual(f['huge_with_padding_without_pad_rodata'], 16 * MB)
+        for end, covered, rng in (('tail', covers[0], [0x19f5000, 0x1a00000]),
+                                  ('head', covers[1], [0x600000, 0x631000])):
+            e = pad[end]
+            self.assertTrue(e['possible'] and e['needs_pad_rodata'], end)
+            self.assertFalse(e['applies_now'], end)
+            self.assertEqual(e['covers'], [covered], end)
+            self.assertEqual(e['range'], rng, end)
+        self.assertIsNotNone(pad['link_advice'])
+        self.assertIn('  huge: 16M (8 x 2 MB) without padding, 20M (10 x '
+                      '2 MB) with head and tail padding, which needs '
+                      'pad_rodata 1 (16M with pad_rodata 0)\n', text)
+        self.assertIn('  on this kernel: 16M can be huge now\n', text)
+        _, f, text = self.padding(segs, size, rodata=1, path=path)
+        self.assertEqual(f['huge_on_this_kernel'], 20 * MB)
+        self.assertEqual(f['padding']['regions_now'], 2)
+        self.assertIn('  on this kernel: 20M can be huge now (with head and '
+                      'tail padding)\n', text)
+        # the previous kernel: tail padding over .rodata, no head padding
+        _, f, _ = self.padding(segs, size, rodata=False, path=path)
+        self.assertEqual(f['huge_on_this_kernel'], 18 * MB)
+        self.assertTrue(f['padding']['tail']['applies_now'])
+        self.assertFalse(f['padding']['head']['applies_now'])
+
+    def test_cc1_like_layout(self):
+        # the PT_LOADs are program headers 0..3 here
+        self.assert_cc1()
+
+    @unittest.skipUnless(os.path.exists(REAL_CC1), REAL_CC1 + ' missing')
+    def test_real_cc1(self):
+        # Debian 12's gcc-12: PHDR and INTERP come first, so the PT_LOADs
+        # are program headers 2..5
+        self.assert_cc1(REAL_CC1, covers=(4, 2))
+
+    def test_last_page_fills_the_region(self):
+        # the text ends 0x100 bytes before a 2 MB boundary: its mapping
+        # (page-granular) covers the whole region, nothing to pad
+        segs = [(RX, 0x200000, 0x200000, 0x1fff00, 0x1fff00),
+                (R, 0x400000, 0x400000, 0x1000, 0x1000)]
+        _, f, text = self.padding(segs, 0x401000, threshold=4096)
+        self.assertEqual(f['huge_possible'], 2 * MB)
+        self.assertEqual(f['segments'][0]['tail'], 0)
+        self.assertFalse(f['padding']['tail']['needed'])
+        self.assertIn('2M can be huge (1 x 2 MB)', text)
 
     def test_check_stock_kernel(self):
         shutil.rmtree(self.root)
         shutil.copytree(os.path.join(FIXTURES, 'stock'), self.root)
         kern, f, text = self.padding()
         self.assertFalse(kern['supported'])
+        self.assertIsNone(kern['pad_rodata'])
         self.assertEqual(f['huge_on_this_kernel'], 0)
         self.assertIn('kernel: no hugetext support', text)
         self.assertIn('on this kernel: hugetext maps none of it (no '
-                      'hugetext); with file text on: 4M, 6M with tail '
+                      'hugetext); with file text on: 4M, 6M with '
                       'padding', text)
+        self.assertIn('not padded on this kernel: this kernel has no '
+                      'hugetext; with file text on, pad_threshold 1..983040 '
+                      'and pad_rodata 1 it would be', text)
 
     def test_check_file_text_off(self):
         self.put(ENABLED, '2')
-        _, f, text = self.padding(threshold=4096)
+        _, f, text = self.padding(threshold=4096, rodata=1)
         self.assertEqual(f['huge_on_this_kernel'], 0)
+        self.assertFalse(f['padding']['tail']['applies_now'])
         self.assertIn('hugetext maps none of it (hugetext_enabled 2)', text)
+        self.assertIn('hugetext_enabled 2: file text off', text)
 
 
 class TestCheck(FixtureCase):
@@ -1184,6 +1486,42 @@ class TestCheck(FixtureCase):
         p = self.hugetext('check', aligned, default)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn('can be huge', p.stdout)
+
+
+    @unittest.skipUnless(shutil.which('gcc'), 'gcc not installed')
+    def test_gcc_separate_code_needs_no_pad_rodata(self):
+        # 5 MB of text and 3 MB of .rodata: linked with -z separate-code
+        # -z max-page-size=0x200000, the text starts on a 2 MB boundary and
+        # the tail region holds only linker padding
+        src = os.path.join(self.files, 'pad.c')
+        with open(src, 'w') as f:
+            f.write('__asm__(".text\\n.skip 5*1024*1024+12345\\n");\n'
+                    'const char big[3 << 20] = {1};\n'
+                    'int main(void) { return big[5]; }\n')
+        sep = os.path.join(self.files, 'pad_sep')
+        default = os.path.join(self.files, 'pad_default')
+        for out, extra in ((sep, ['-Wl,-z,separate-code,-z,'
+                                  'max-page-size=0x200000']),
+                           (default, [])):
+            c = subprocess.run(['gcc', '-O0', '-o', out, src] + extra,
+                               stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT)
+            if c.returncode != 0:
+                self.skipTest('gcc cannot link: %s' % c.stdout[-200:])
+        self.put(PAD, '4096')
+        res = self.check_json(sep, default, '--pmd-size', str(2 * MB))
+        pad = res[sep]['padding']
+        self.assertFalse(pad['head']['needed'])
+        self.assertTrue(pad['tail']['possible'])
+        self.assertFalse(pad['tail']['needs_pad_rodata'])
+        self.assertTrue(pad['tail']['applies_now'])
+        self.assertIsNone(pad['link_advice'])
+        self.assertEqual(res[sep]['huge_on_this_kernel'],
+                         res[sep]['huge_possible'] + 2 * MB)
+        d = res[default]['padding']
+        ends = (d['tail'], d['head'])
+        self.assertEqual(d['link_advice'] is not None, any(
+            e['needs_pad_rodata'] or e['refused_for_segment'] for e in ends))
 
 
 class TestLiveHost(unittest.TestCase):
