@@ -1414,6 +1414,15 @@ class TestCheck(FixtureCase):
             f.write(data)
         return path
 
+    def gcc_link(self, src, *outs):
+        """Link @src once per (output, extra flags); skip if gcc cannot."""
+        for out, extra in outs:
+            c = subprocess.run(['gcc', '-O0', '-o', out, src] + extra,
+                               stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT)
+            if c.returncode != 0:
+                self.skipTest('gcc cannot link: %s' % c.stdout[-200:])
+
     def check_json(self, *files, rc=0):
         p = self.hugetext('check', '--json', *files)
         self.assertEqual(p.returncode, rc, p.stderr)
@@ -1465,14 +1474,9 @@ class TestCheck(FixtureCase):
                     'int main(void) { return 0; }\n')
         aligned = os.path.join(self.files, 'big_aligned')
         default = os.path.join(self.files, 'big_default')
-        for out, extra in ((aligned, ['-Wl,-z,max-page-size=0x200000',
+        self.gcc_link(src, (aligned, ['-Wl,-z,max-page-size=0x200000',
                                       '-Wl,-z,common-page-size=0x200000']),
-                           (default, [])):
-            c = subprocess.run(['gcc', '-O0', '-o', out, src] + extra,
-                               stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT)
-            if c.returncode != 0:
-                self.skipTest('gcc cannot link: %s' % c.stdout[-200:])
+                      (default, []))
         res = self.check_json(aligned, default, '--pmd-size', str(2 * MB))
         a = res[aligned]['segments'][0]
         self.assertEqual(res[aligned]['type'], 'DYN')
@@ -1500,14 +1504,9 @@ class TestCheck(FixtureCase):
                     'int main(void) { return big[5]; }\n')
         sep = os.path.join(self.files, 'pad_sep')
         default = os.path.join(self.files, 'pad_default')
-        for out, extra in ((sep, ['-Wl,-z,separate-code,-z,'
+        self.gcc_link(src, (sep, ['-Wl,-z,separate-code,-z,'
                                   'max-page-size=0x200000']),
-                           (default, [])):
-            c = subprocess.run(['gcc', '-O0', '-o', out, src] + extra,
-                               stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT)
-            if c.returncode != 0:
-                self.skipTest('gcc cannot link: %s' % c.stdout[-200:])
+                      (default, []))
         self.put(PAD, '4096')
         res = self.check_json(sep, default, '--pmd-size', str(2 * MB))
         pad = res[sep]['padding']
