@@ -95,9 +95,9 @@ rig_git_unlock() {
 build_begin() {
 	local mark=$1/.hugetext-building n
 	if [ -f "$mark" ]; then
-		n=$(find "$1" -type f -newer "$mark" ! -name .config ! -name '*.log' | wc -l)
+		n=$(find "$1" -type f -newer "$mark" ! -name .config ! -name '*.log' \
+			-print -delete | wc -l)
 		echo "rig: the last build in ${1#"$top"/} was interrupted; redoing the $n files it wrote" >&2
-		find "$1" -type f -newer "$mark" ! -name .config ! -name '*.log' -delete
 	fi
 	mkdir -p "$1"
 	touch "$mark"
