@@ -14,13 +14,22 @@
  * under bit 1, huge at fault for a read-write-execute mapping, huge within
  * 3 s of mprotect() with khugepaged's default 10 s pace (the prompt
  * collapse), and the hugetext_anon_exec counter follows.
+ *
+ * Bit 1 is for code a program made executable, nothing wider: memory that
+ * is executable only because the personality has READ_IMPLIES_EXEC, and a
+ * MAP_GROWSDOWN (stack) mapping, stay 4K; read-only code still shared with
+ * a forked child is not copied by a collapse (pages stay shared), and is
+ * collapsed once the child is gone.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -32,7 +41,8 @@
 #define FN_SIZE		64
 #define NR_FNS		(JIT_SIZE / FN_SIZE)
 
-enum { OPT_NONE, OPT_MADV, OPT_PRCTL, OPT_RWX, OPT_NOEXEC, OPT_PROMPT };
+enum { OPT_NONE, OPT_MADV, OPT_PRCTL, OPT_RWX, OPT_NOEXEC, OPT_PROMPT,
+       OPT_RIE, OPT_STACK, OPT_SHARED };
 
 struct jcase {
 	const char *hugetext;
@@ -63,6 +73,13 @@ static const struct jcase cases[] = {
 	{ "2", "madvise", OPT_RWX, 1, "hugetext=2: read-write-execute mapping huge at fault" },
 	{ "2", "madvise", OPT_PROMPT, 1,
 	  "hugetext=2: JIT code huge within 3 s of mprotect(PROT_EXEC) with khugepaged's default 10 s pace" },
+	/* what bit 1 does not cover */
+	{ "2", "madvise", OPT_RIE, 0,
+	  "hugetext=2: memory executable only by READ_IMPLIES_EXEC stays 4K" },
+	{ "2", "madvise", OPT_STACK, 0,
+	  "hugetext=2: an executable MAP_GROWSDOWN (stack) mapping stays 4K" },
+	{ "2", "madvise", OPT_SHARED, 0,
+	  "hugetext=2: read-only code shared with a forked child stays shared, collapsed once the child exits" },
 };
 
 static uint32_t fn_value(unsigned long i)
@@ -100,6 +117,47 @@ static unsigned long call_all(uint8_t *code)
 
 static uint8_t *jit_code;
 
+/* pages of [p, p + len) that pagemap says are mapped by this process only */
+static long exclusive_pages(const void *p, size_t len)
+{
+	long n = 0, page = sysconf(_SC_PAGESIZE);
+	uint64_t e;
+	size_t off;
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	for (off = 0; off < len; off += page) {
+		if (pread(fd, &e, sizeof(e), ((unsigned long)p + off) / page * sizeof(e)) != sizeof(e)) {
+			n = -1;
+			break;
+		}
+		n += (e >> 63) & (e >> 56) & 1;	/* present and exclusive */
+	}
+	close(fd);
+	return n;
+}
+
+/* the mapping holding @p has 'x' in /proc/self/maps */
+static bool maps_exec(const void *p)
+{
+	unsigned long a = (unsigned long)p, start, end;
+	char line[512], perms[8];
+	bool x = false;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx %7s", &start, &end, perms) == 3 &&
+		    a >= start && a < end) {
+			x = strchr(perms, 'x');
+			break;
+		}
+	fclose(f);
+	return x;
+}
+
 static long anon_huge(void)
 {
 	return smaps_field(0, (unsigned long)jit_code,
@@ -113,6 +171,56 @@ static bool all_huge(void *arg)
 	return anon_huge() >= (long)JIT_SIZE;
 }
 
+/*
+ * OPT_SHARED: a pre-forking server.  The code is written, a child is
+ * forked that keeps it mapped, the parent rewrites three quarters of each
+ * 2 MB region (so 128 pages a region stay shared, fewer than
+ * max_ptes_shared) and makes the range read-only and executable.  No
+ * collapse may copy the shared pages; when the child exits, the (now
+ * exclusive) read-only range is collapsed.  Returns 0 when all held.
+ */
+static int shared_case(int *opt)
+{
+	unsigned long page = sysconf(_SC_PAGESIZE), pmd = pmd_size(), r, off;
+	long shared0, excl, got;
+	pid_t holder;
+	int status;
+
+	holder = fork();
+	if (holder < 0)
+		return 6;
+	if (holder == 0) {
+		pause();
+		_exit(0);
+	}
+	for (r = 0; r < JIT_SIZE; r += pmd)
+		for (off = 0; off < pmd / 4 * 3; off += page)
+			jit_code[r + off] = jit_code[r + off];	/* break COW */
+	shared0 = JIT_SIZE / page - exclusive_pages(jit_code, JIT_SIZE);
+	if (mprotect(jit_code, JIT_SIZE, PROT_READ | PROT_EXEC))
+		return 5;
+	if (call_all(jit_code))
+		return 1;
+	khugepaged_wait(3, 8000, all_huge, opt);
+	got = anon_huge();
+	excl = exclusive_pages(jit_code, JIT_SIZE);
+	printf("# with the child: AnonHugePages %ld KB; %ld of %lu pages shared before, %ld after\n",
+	       got >> 10, shared0, JIT_SIZE / page, (long)(JIT_SIZE / page) - excl);
+	kill(holder, SIGKILL);
+	waitpid(holder, &status, 0);
+	if (got || shared0 != (long)(JIT_SIZE / page / 4) ||
+	    (long)(JIT_SIZE / page) - excl != shared0) {
+		printf("# shared read-only code must not be collapsed (copied)\n");
+		return 1;
+	}
+	/* the child is gone: the same range is collapsed now */
+	khugepaged_wait(1000, 30000, all_huge, opt);
+	got = anon_huge();
+	printf("# after the child exited: AnonHugePages %ld KB; %lu wrong results\n",
+	       got >> 10, call_all(jit_code));
+	return got < (long)JIT_SIZE || call_all(jit_code);
+}
+
 /* the JIT; exit 0 when its expectation held, 1 when not, 2+ on errors */
 static int jit_child(const struct jcase *c)
 {
@@ -123,9 +231,12 @@ static int jit_child(const struct jcase *c)
 
 	if (opt == OPT_PRCTL && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
 		return 2;
-	if (opt == OPT_RWX)
+	if (opt == OPT_RIE && personality(READ_IMPLIES_EXEC) == -1)
+		return 2;
+	if (opt == OPT_RWX || opt == OPT_STACK)
 		prot |= PROT_EXEC;
-	raw = mmap(NULL, JIT_SIZE + pmd, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	raw = mmap(NULL, JIT_SIZE + pmd, prot, MAP_PRIVATE | MAP_ANONYMOUS |
+		   (opt == OPT_STACK ? MAP_GROWSDOWN : 0), -1, 0);
 	if (raw == MAP_FAILED)
 		return 3;
 	jit_code = (uint8_t *)(((unsigned long)raw + pmd - 1) & ~(pmd - 1));
@@ -134,8 +245,14 @@ static int jit_child(const struct jcase *c)
 	ev0 = vmstat_read("hugetext_anon_exec");
 	emit(jit_code);
 	at_fault = anon_huge();
-	if (opt != OPT_RWX && opt != OPT_NOEXEC &&
-	    mprotect(jit_code, JIT_SIZE, PROT_READ | PROT_EXEC))
+	if ((opt == OPT_RIE || opt == OPT_STACK) && !maps_exec(jit_code)) {
+		printf("# the mapping is not executable: the case tests nothing\n");
+		return 2;
+	}
+	if (opt == OPT_SHARED)
+		return shared_case(&opt);
+	if (opt != OPT_RWX && opt != OPT_NOEXEC && opt != OPT_RIE &&
+	    opt != OPT_STACK && mprotect(jit_code, JIT_SIZE, PROT_READ | PROT_EXEC))
 		return 5;
 	bad = opt == OPT_NOEXEC ? 0 : call_all(jit_code);
 	if (bad) {

@@ -19,6 +19,12 @@
  * truncate_inode_pages_range()).  Pass: every task finishes in time,
  * collapses and truncating opens both happened, and afterwards the mapped
  * text, collapsed once more, equals the file byte for byte.
+ *
+ * Then the error codes: with no writer, a collapser that unmaps each region
+ * it collapsed races only the evictor, which empties the range between the
+ * collapse's read of its holes and its locking of the folios.  Such a race
+ * is transient: MADV_COLLAPSE must say EAGAIN (try again), never EINVAL,
+ * which tells a caller the range cannot be collapsed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,16 +46,40 @@
 #endif
 
 #define SECS 20
+#define SECS2 15
 #define GRACE 60
 #define REGION (2UL << 20)
 #define FILE_DIR "/var/tmp/hugetext-truncrace"
 #define FILE_PATH FILE_DIR "/text"
 
-struct counts {
-	long collapse_ok, collapse_err, opens, evicts;
+enum { E_AGAIN, E_INVAL, E_NOMEM, E_BUSY, E_OTHER, E_NR };
+static const char * const err_names[E_NR] = {
+	"EAGAIN", "EINVAL", "ENOMEM", "EBUSY", "other"
 };
 
-static void collapser(struct counts *c, double end)
+struct counts {
+	long collapse_ok, collapse_err, opens, evicts;
+	long errs[E_NR];
+};
+
+static void count_err(struct counts *c, int err)
+{
+	int i = err == EAGAIN ? E_AGAIN : err == EINVAL ? E_INVAL :
+		err == ENOMEM ? E_NOMEM : err == EBUSY ? E_BUSY : E_OTHER;
+
+	__atomic_add_fetch(&c->collapse_err, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&c->errs[i], 1, __ATOMIC_RELAXED);
+}
+
+static void print_errs(const char *what, struct counts *c)
+{
+	ksft_print_msg("%s: %ld collapses ok, %ld failed: %ld EAGAIN, %ld EINVAL, %ld ENOMEM, %ld EBUSY, %ld other\n",
+		       what, c->collapse_ok, c->collapse_err, c->errs[E_AGAIN],
+		       c->errs[E_INVAL], c->errs[E_NOMEM], c->errs[E_BUSY], c->errs[E_OTHER]);
+}
+
+/* @unmap: drop each collapsed region's mapping, so the evictor can take it */
+static void collapser(struct counts *c, double end, bool unmap)
 {
 	size_t len, off;
 	char *p = map_text_aligned(FILE_PATH, &len);
@@ -58,10 +88,13 @@ static void collapser(struct counts *c, double end)
 		_exit(1);
 	while (mono_now() < end)
 		for (off = 0; off + REGION <= len; off += REGION) {
-			if (madvise(p + off, REGION, MADV_COLLAPSE))
-				__atomic_add_fetch(&c->collapse_err, 1, __ATOMIC_RELAXED);
-			else
-				__atomic_add_fetch(&c->collapse_ok, 1, __ATOMIC_RELAXED);
+			if (madvise(p + off, REGION, MADV_COLLAPSE)) {
+				count_err(c, errno);
+				continue;
+			}
+			__atomic_add_fetch(&c->collapse_ok, 1, __ATOMIC_RELAXED);
+			if (unmap && madvise(p + off, REGION, MADV_DONTNEED))
+				_exit(1);
 		}
 	_exit(0);
 }
@@ -112,19 +145,56 @@ static int verify(long *pmd_kb)
 	return bad;
 }
 
+/*
+ * Run the collapser and the evictor (and the writer, if @writer) for @secs;
+ * returns how many tasks hung, and counts the ones that failed in @failed.
+ */
+static int storm(struct counts *c, int secs, bool writer_too, int *failed)
+{
+	static const char * const names[] = { "collapser", "evictor", "writer" };
+	int i, n = writer_too ? 3 : 2, status, hung = 0;
+	double end = mono_now() + secs, deadline = end + GRACE;
+	pid_t pids[3];
+
+	memset(c, 0, sizeof(*c));
+	*failed = 0;
+	for (i = 0; i < n; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			if (i == 0)
+				collapser(c, end, !writer_too);
+			else if (i == 1)
+				evictor(c, end);
+			writer(c, end);
+		}
+	}
+	for (i = 0; i < n; i++) {
+		pid_t r;
+
+		while ((r = waitpid(pids[i], &status, WNOHANG)) == 0 && mono_now() < deadline)
+			usleep(100000);
+		if (r != pids[i]) {
+			ksft_print_msg("task %d (%s) still running %d s after the end: hung?\n",
+				       pids[i], names[i], GRACE);
+			hung++;
+		} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			(*failed)++;
+		}
+	}
+	return hung;
+}
+
 int main(void)
 {
 	char src[512];
 	struct counts *c;
-	pid_t pids[3];
-	double end, deadline;
-	int i, status, hung = 0, failed = 0, bad;
+	int hung, failed, bad;
 	long pmd_kb = 0;
 
 	ksft_print_header();
 	if (!knob_exists("hugetext_enabled"))
 		ksft_exit_skip("kernel without CONFIG_HUGETEXT\n");
-	ksft_set_plan(3);
+	ksft_set_plan(5);
 	knobs_save();
 	if (knob_write("hugetext_enabled", "1"))
 		ksft_exit_fail_msg("cannot set hugetext_enabled=1\n");
@@ -141,35 +211,9 @@ int main(void)
 		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (c == MAP_FAILED)
 		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
-	memset(c, 0, sizeof(*c));
-	end = mono_now() + SECS;
-	for (i = 0; i < 3; i++) {
-		pids[i] = fork();
-		if (pids[i] == 0) {
-			if (i == 0)
-				collapser(c, end);
-			else if (i == 1)
-				writer(c, end);
-			evictor(c, end);
-		}
-	}
-	deadline = end + GRACE;
-	for (i = 0; i < 3; i++) {
-		pid_t r;
-
-		while ((r = waitpid(pids[i], &status, WNOHANG)) == 0 && mono_now() < deadline)
-			usleep(100000);
-		if (r != pids[i]) {
-			ksft_print_msg("task %d (%s) still running %d s after the end: hung?\n",
-				       pids[i], i == 0 ? "collapser" : i == 1 ? "writer" : "evictor",
-				       GRACE);
-			hung++;
-		} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-			failed++;
-		}
-	}
-	ksft_print_msg("%ld collapses ok, %ld failed (file open for write or racing), %ld opens for write, %ld evictions\n",
-		       c->collapse_ok, c->collapse_err, c->opens, c->evicts);
+	hung = storm(c, SECS, true, &failed);
+	print_errs("with the writer", c);
+	ksft_print_msg("%ld opens for write, %ld evictions\n", c->opens, c->evicts);
 	ksft_test_result(!hung && !failed, "collapse vs open-for-write vs eviction for %d s: no task hung\n",
 			 SECS);
 	ksft_test_result(c->collapse_ok > 0 && c->opens > 0,
@@ -180,6 +224,16 @@ int main(void)
 	ksft_test_result(bad == 0 && pmd_kb > 0,
 			 "afterwards the collapsed text (%ld kB PMD-mapped) equals the file (%d bad regions)\n",
 			 pmd_kb, bad);
+
+	hung = storm(c, SECS2, false, &failed);
+	print_errs("eviction only", c);
+	ksft_print_msg("%ld evictions\n", c->evicts);
+	ksft_test_result(!hung && !failed && c->collapse_ok > 0,
+			 "collapse (unmapping what it collapsed) vs eviction for %d s: no task hung, %ld collapses\n",
+			 SECS2, c->collapse_ok);
+	ksft_test_result(c->errs[E_INVAL] == 0 && c->errs[E_OTHER] == 0,
+			 "a collapse losing a race with eviction says EAGAIN, never EINVAL (%ld EAGAIN, %ld EINVAL)\n",
+			 c->errs[E_AGAIN], c->errs[E_INVAL]);
 	unlink(FILE_PATH);
 	ksft_finished();
 }
