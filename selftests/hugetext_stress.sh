@@ -28,7 +28,7 @@ SEED=${2:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
 # make stress passes its duration and seed on the kernel command line.
 # Both storms open the DSO for write and truncate a mapped one: that is
 # how the storm found the lock-order deadlock in collapse_file() against
-# truncation that patch 12 fixes, and make check's short storm keeps it
+# truncation that patch 1 fixes, and make check's short storm keeps it
 # as the regression test.
 for arg in $(cat /proc/cmdline); do
 	case $arg in

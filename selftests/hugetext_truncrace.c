@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Regression test for the lock-order deadlock patch 12 fixes: collapse_file()
+ * Regression test for the lock-order deadlock patch 1 fixes: collapse_file()
  * held folios of a range locked while it took mapping->invalidate_lock
  * (readahead of a hole, and the writer check), and truncation takes the two
  * in the other order.  Opening a file that has huge page cache for write
