@@ -30,11 +30,13 @@ step() {
 	return 1
 }
 # boot NAME CMDLINE...: one guest run; count its TAP results
+# (BOOT_KERNEL=IMAGE boots another kernel than out/bzImage)
 boot() {
 	local name=$1; shift
 	local log="$logs/guest-$name.log" s=$(date +%s) p f
 	local rc=0
-	rig_run "$top/scripts/run-qemu.sh" --log "$log" --timeout 900 -- "$@" \
+	rig_run "$top/scripts/run-qemu.sh" --log "$log" --timeout 900 \
+		${BOOT_KERNEL:+--kernel "$BOOT_KERNEL"} -- "$@" \
 		>"$logs/guest-$name.verdict" 2>&1 || rc=$?
 	tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
 	grep -E '^(not )?ok [0-9]+ ' "$log" | sed "s/^/  [$name] /"
@@ -78,6 +80,11 @@ if step kernel-builds-bisectable-and-hugetext-n "$top/scripts/bisect-build.sh"; 
 		boot hugetext-hex hugetext=0x1 htrun=check:bootbad
 		boot hugetext-11 hugetext=11 htrun=check:bootbad
 		boot hugetext-overflow hugetext=18446744073709551617 htrun=check:bootbad
+		# hugetext=0 (boot0 above) against CONFIG_HUGETEXT=n: the THP
+		# selftests' khugepaged cases give the same results
+		BOOT_KERNEL="$top/out/bzImage-nohugetext" boot nohugetext htrun=check:thpcmp
+		step thp-selftests-same-with-hugetext-off python3 "$top/scripts/thp-compare.py" \
+			"$logs/guest-hugetext0.log" "$logs/guest-nohugetext.log"
 	}
 fi
 echo "# make check took $(( $(date +%s) - t0 ))s; logs in out/check/"

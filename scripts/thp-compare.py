@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Compare the THP selftest case lists two guest consoles printed
+(selftests/hugetext_thpcmp.sh: "# thpcmp: TYPE: CASE... RESULT").
+
+    thp-compare.py HUGETEXT0_LOG NOHUGETEXT_LOG
+
+Exit 0 when both list the same cases with the same results (and at least
+one case); otherwise print each difference and exit 1."""
+import re
+import sys
+
+LINE = re.compile(r'^# thpcmp: (\w+): (.*?)\.\.\. ?(.*)$')
+
+
+def cases(path):
+    got = {}
+    with open(path, errors='replace') as f:
+        for line in f:
+            m = LINE.match(line.rstrip('\r\n'))
+            if m:
+                key = (m.group(1), m.group(2).strip())
+                got[key] = m.group(3).strip()
+    return got
+
+
+def main(argv):
+    if len(argv) != 3:
+        print('usage: thp-compare.py HUGETEXT0_LOG NOHUGETEXT_LOG', file=sys.stderr)
+        return 2
+    try:
+        a, b = cases(argv[1]), cases(argv[2])
+    except OSError as e:
+        print('thp-compare: %s' % e, file=sys.stderr)
+        return 2
+    diff = 0
+    for key in sorted(set(a) | set(b)):
+        ra, rb = a.get(key, '(missing)'), b.get(key, '(missing)')
+        if ra != rb:
+            diff += 1
+            print('differs: %s: %s: hugetext=0 %s, CONFIG_HUGETEXT=n %s'
+                  % (key[0], key[1], ra, rb))
+    for name, got in (('hugetext=0', a), ('CONFIG_HUGETEXT=n', b)):
+        res = {}
+        for r in got.values():
+            res[r] = res.get(r, 0) + 1
+        print('%s: %d cases: %s' % (name, len(got), ', '.join(
+            '%d %s' % (n, r) for r, n in sorted(res.items()))))
+    if not a or not b:
+        print('thp-compare: no cases in %s' % (argv[1] if not a else argv[2]))
+        return 1
+    print('%d of %d cases differ' % (diff, len(set(a) | set(b))))
+    return 1 if diff else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))

@@ -1,0 +1,55 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# hugetext off changes nothing THP does: the THP selftests' own khugepaged
+# test (tools/testing/selftests/mm/khugepaged.c of this kernel's source,
+# built static as thp_khugepaged) runs its file-collapse cases, in both of
+# its contexts (khugepaged and MADV_COLLAPSE), and its anonymous-memory
+# cases, which hugetext bit 1 touches.  make check runs this on the
+# CONFIG_HUGETEXT=y kernel booted with hugetext=0 and on the
+# CONFIG_HUGETEXT=n build of the same series, and scripts/thp-compare.py
+# then requires the two case lists, with their results, to be identical.
+# Each case is printed as "# thpcmp: MEMTYPE: CASE... RESULT".
+# TAP: 1 test per memory type: the selftest ran to its end.
+dir=$(cd "$(dirname "$0")" && pwd)
+bin=$dir/thp_khugepaged
+work=/var/tmp/hugetext-thpcmp
+types="file anon"
+
+echo "TAP version 13"
+if [ ! -d /sys/kernel/mm/transparent_hugepage ]; then
+	echo "1..0 # SKIP kernel without THP"
+	exit 4
+fi
+if [ ! -x "$bin" ]; then
+	echo "1..0 # SKIP $bin not built"
+	exit 4
+fi
+set -- $types
+echo "1..$#"
+if [ -e /sys/kernel/mm/transparent_hugepage/hugetext_enabled ]; then
+	echo "# hugetext_enabled=$(cat /sys/kernel/mm/transparent_hugepage/hugetext_enabled)"
+else
+	echo "# kernel without CONFIG_HUGETEXT"
+fi
+rm -rf "$work"; mkdir -p "$work"
+n=0 failed=0
+for t in $types; do
+	n=$((n + 1))
+	out=$work/$t.out
+	# the selftest saves and restores every THP knob it touches itself
+	"$bin" all:$t "$work" >"$out" 2>&1
+	rc=$?
+	# one line per case: drop colour codes, keep "Name... Result" lines
+	sed 's/\x1b\[[0-9;]*m//g' "$out" | grep -E '\.\.\. ' | tr -s ' ' |
+		sed "s/^/# thpcmp: $t: /"
+	cases=$(sed 's/\x1b\[[0-9;]*m//g' "$out" | grep -cE '\.\.\. ')
+	if [ "$cases" -gt 0 ] && [ $rc -lt 128 ]; then
+		echo "ok $n - thp_khugepaged all:$t ran $cases cases (exit $rc)"
+	else
+		echo "not ok $n - thp_khugepaged all:$t: $cases cases, exit $rc"
+		sed 's/^/#   /' "$out" | tail -n 20
+		failed=$((failed + 1))
+	fi
+done
+rm -rf "$work"
+[ $failed -eq 0 ]
