@@ -30,13 +30,14 @@ step() {
 	return 1
 }
 # boot NAME CMDLINE...: one guest run; count its TAP results
-# (BOOT_KERNEL=IMAGE boots another kernel than out/bzImage)
+# (BOOT_KERNEL=IMAGE boots another kernel than out/bzImage, BOOT_CPUS=N
+# gives it N vCPUs instead of 2)
 boot() {
 	local name=$1; shift
 	local log="$logs/guest-$name.log" s=$(date +%s) p f
 	local rc=0
 	rig_run "$top/scripts/run-qemu.sh" --log "$log" --timeout 900 \
-		${BOOT_KERNEL:+--kernel "$BOOT_KERNEL"} -- "$@" \
+		${BOOT_KERNEL:+--kernel "$BOOT_KERNEL"} ${BOOT_CPUS:+--cpus "$BOOT_CPUS"} -- "$@" \
 		>"$logs/guest-$name.verdict" 2>&1 || rc=$?
 	tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
 	grep -E '^(not )?ok [0-9]+ ' "$log" | sed "s/^/  [$name] /"
@@ -80,6 +81,8 @@ if step kernel-builds-bisectable-and-hugetext-n "$top/scripts/bisect-build.sh"; 
 		boot hugetext-hex hugetext=0x1 htrun=check:bootbad
 		boot hugetext-11 hugetext=11 htrun=check:bootbad
 		boot hugetext-overflow hugetext=18446744073709551617 htrun=check:bootbad
+		# the prompt collapse's cost in an exec storm, one worker per vCPU
+		BOOT_CPUS=4 boot execstorm hugetext=1 htrun=check:execstorm
 		# hugetext=0 (boot0 above) against CONFIG_HUGETEXT=n: the THP
 		# selftests' khugepaged cases give the same results
 		BOOT_KERNEL="$top/out/bzImage-nohugetext" boot nohugetext htrun=check:thpcmp

@@ -164,8 +164,12 @@ int main(int argc, char **argv)
 			       t_path, bad, cmp ? "DIFFERS FROM" : "equals");
 		return bad || cmp ? 1 : 0;
 	}
+	/* before anything else ran: what the prompt collapse did at exec */
+	got = smaps_field(0, t_start, t_end, "FilePmdMapped");
 	/* the text mapping also holds the ELF header page etc.: fine */
 	t_ideal = ideal_huge_bytes(t_start, t_end, t_off);
+	printf("# at main: FilePmdMapped %ld KB, %ld ms after exec\n", got >> 10,
+	       ms_since_start());
 	printf("# text %lx-%lx off %lx (%lu KB), start mod PMD %lx, ideal %lu KB\n",
 	       t_start, t_end, t_off, (t_end - t_start) >> 10,
 	       t_start % pmd_size(), t_ideal >> 10);
