@@ -195,7 +195,8 @@ static int shared_case(int *opt)
 	}
 	for (r = 0; r < JIT_SIZE; r += pmd)
 		for (off = 0; off < pmd / 4 * 3; off += page)
-			jit_code[r + off] = jit_code[r + off];	/* break COW */
+			/* a write breaks COW: the page becomes this process's */
+			((volatile uint8_t *)jit_code)[r + off] = jit_code[r + off];
 	shared0 = JIT_SIZE / page - exclusive_pages(jit_code, JIT_SIZE);
 	if (mprotect(jit_code, JIT_SIZE, PROT_READ | PROT_EXEC))
 		return 5;
