@@ -10,17 +10,20 @@ one case); otherwise print each difference and exit 1."""
 import re
 import sys
 
-LINE = re.compile(r'^# thpcmp: (\w+): (.*?)\.\.\. ?(.*)$')
+LINE = re.compile(r'^# thpcmp: (\w+): (.*?)\.{3,} ?(.*)$')
 
 
 def cases(path):
-    got = {}
+    """{(type, case, n): result}: n counts a case name's repeats (the
+    selftest runs the same case in its khugepaged and madvise contexts)"""
+    got, seen = {}, {}
     with open(path, errors='replace') as f:
         for line in f:
             m = LINE.match(line.rstrip('\r\n'))
             if m:
-                key = (m.group(1), m.group(2).strip())
-                got[key] = m.group(3).strip()
+                name = (m.group(1), m.group(2).strip())
+                seen[name] = seen.get(name, 0) + 1
+                got[name + (seen[name],)] = m.group(3).strip()
     return got
 
 
@@ -38,8 +41,8 @@ def main(argv):
         ra, rb = a.get(key, '(missing)'), b.get(key, '(missing)')
         if ra != rb:
             diff += 1
-            print('differs: %s: %s: hugetext=0 %s, CONFIG_HUGETEXT=n %s'
-                  % (key[0], key[1], ra, rb))
+            print('differs: %s: %s (#%d): hugetext=0 %s, CONFIG_HUGETEXT=n %s'
+                  % (key[0], key[1], key[2], ra, rb))
     for name, got in (('hugetext=0', a), ('CONFIG_HUGETEXT=n', b)):
         res = {}
         for r in got.values():

@@ -32,6 +32,7 @@ else
 	echo "# kernel without CONFIG_HUGETEXT"
 fi
 rm -rf "$work"; mkdir -p "$work"
+esc=$(printf '\033')
 n=0 failed=0
 for t in $types; do
 	n=$((n + 1))
@@ -40,9 +41,9 @@ for t in $types; do
 	"$bin" all:$t "$work" >"$out" 2>&1
 	rc=$?
 	# one line per case: drop colour codes, keep "Name... Result" lines
-	sed 's/\x1b\[[0-9;]*m//g' "$out" | grep -E '\.\.\. ' | tr -s ' ' |
+	sed "s/$esc\[[0-9;]*m//g" "$out" | grep -E '\.\.\. ' | tr -s ' ' |
 		sed "s/^/# thpcmp: $t: /"
-	cases=$(sed 's/\x1b\[[0-9;]*m//g' "$out" | grep -cE '\.\.\. ')
+	cases=$(sed "s/$esc\[[0-9;]*m//g" "$out" | grep -cE '\.\.\. ')
 	if [ "$cases" -gt 0 ] && [ $rc -lt 128 ]; then
 		echo "ok $n - thp_khugepaged all:$t ran $cases cases (exit $rc)"
 	else
