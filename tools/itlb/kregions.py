@@ -17,6 +17,7 @@ FilePmdMapped, or RegionError is raised.
 """
 
 import array
+import errno
 import fcntl
 import hashlib
 import os
@@ -144,7 +145,10 @@ def read_regions(pid, read_smaps, parse_smaps, tries=5):
             try:
                 regions = process_regions(
                     maps, lambda s, e: pagemap_scan(fd, s, e))
-            except OSError:
+            except OSError as e:
+                if e.errno in (errno.ENOTTY, errno.EINVAL, errno.EOPNOTSUPP):
+                    raise RegionError('PAGEMAP_SCAN: %s (needs Linux 6.7 or '
+                                      'later)' % os.strerror(e.errno))
                 return None     # exited during the scan
             except RegionError as e:
                 last = e
