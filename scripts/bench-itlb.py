@@ -259,8 +259,9 @@ class Runner:
     """Runs one program natively or under the plugin, from the guest's
     replay spec: /opt/hugetext/X is the rootfs's, /tmp/X a fresh dir's."""
 
-    def __init__(self, spec, rootfs, tmp):
+    def __init__(self, spec, rootfs, tmp, logs):
         self.spec, self.rootfs, self.tmp = spec, rootfs, tmp
+        self.logs = logs        # log file prefix: LOGS-TAG.log
 
     def path(self, a):
         if a.startswith('/opt/hugetext/'):
@@ -286,16 +287,24 @@ class Runner:
             os.chown(run, uid, gid)
         if not self.spec.get('user') or uid == os.getuid():
             uid = gid = None
+        else:
+            os.chown(self.tmp, uid, gid)    # the plugin writes its JSON here
         return uid, gid
 
-    def run(self, prefix, log):
+    def env(self):
+        return {k: self.path(v) for k, v in self.spec.get('env', {}).items()}
+
+    def run(self, prefix, tag):
+        """prefix(argv, env) -> (command, environment)."""
         uid, gid = self.prepare()
-        argv = [self.path(a) for a in self.spec['argv']]
+        argv, env = prefix([self.path(a) for a in self.spec['argv']],
+                           self.env())
         stdin = (open(self.path(self.spec['stdin']))
                  if self.spec.get('stdin') else subprocess.DEVNULL)
+        log = '%s-%s.log' % (self.logs, tag)
         t0 = time.monotonic()
         with open(log, 'w') as out:
-            p = subprocess.run(prefix(argv) , stdin=stdin, stdout=out,
+            p = subprocess.run(argv, stdin=stdin, stdout=out, env=env,
                                stderr=subprocess.STDOUT, cwd=self.tmp,
                                user=uid, group=gid,
                                extra_groups=[] if uid is not None else None)
@@ -322,11 +331,16 @@ def replay_sets(runner, plugin, models, sets, qemu, tmp, tag):
         raise BenchError('a path contains a comma (qemu -plugin splits its '
                          'arguments at commas)')
 
-    def prefix(argv):
+    def prefix(argv, env):
+        # the guest's environment goes through -E, not into qemu itself
         exe = shutil.which(argv[0]) or argv[0]
-        return [qemu, '-0', argv[0], '-plugin', ','.join(pargs),
-                os.path.realpath(exe)] + argv[1:]
-    secs = runner.run(prefix, os.path.join(tmp, 'replay-%s.log' % tag))
+        genv = []
+        for k, v in sorted(env.items()):
+            genv += ['-E', '%s=%s' % (k, v)]
+        return ([qemu, '-0', argv[0]] + genv +
+                ['-plugin', ','.join(pargs), os.path.realpath(exe)] +
+                argv[1:], None)
+    secs = runner.run(prefix, 'replay' + tag)
     with open(jfile) as f:
         res = json.load(f)
     os.unlink(jfile)
@@ -360,8 +374,11 @@ def program(name, recs, modes, rootfs, plugin, models, qemu, out):
                              if x not in head_regions(full, text_start))
     tmp = tempfile.mkdtemp(prefix='bench-itlb-%s-' % name)
     try:
-        runner = Runner(spec, rootfs, tmp)
-        native = min(runner.run(lambda a: a, os.path.join(tmp, 'native.log'))
+        os.makedirs(os.path.join(out, 'data'), exist_ok=True)
+        runner = Runner(spec, rootfs, tmp,
+                        os.path.join(out, 'data', 'itlb-' + name))
+        native = min(runner.run(lambda a, e: (a, dict(os.environ, **e)),
+                                'native')
                      for _ in range(3))
 
         def measure(rows_now, tag):

@@ -32,7 +32,7 @@ rebuild=0
 [ -f "$img" ] || rebuild=1
 for f in scripts/guest/bench scripts/guest/init scripts/mkrootfs.sh \
 	scripts/gen-demo-input.py tools/bench/jitbench.c tools/hugetext \
-	tools/itlb/kregions.py tools/bench/pg-queries.sql; do
+	tools/itlb/kregions.py tools/bench/pg-queries.sql tools/bench/noitimer.c; do
 	[ "$top/$f" -nt "$img" ] && rebuild=1
 done
 if [ $rebuild -eq 0 ] && ! debugfs -R 'ls /opt/hugetext' "$img" 2>/dev/null | grep -q pgdata; then

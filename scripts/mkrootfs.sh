@@ -88,6 +88,7 @@ mkdir -p "$root/usr/share/zoneinfo/Etc"
 cp -L /usr/share/zoneinfo/UTC "$root/usr/share/zoneinfo/UTC"
 cp -L /usr/share/zoneinfo/Etc/UTC "$root/usr/share/zoneinfo/Etc/UTC"
 install -m 0644 "$top/tools/bench/pg-queries.sql" "$root/opt/hugetext/pg-queries.sql"
+gcc -O2 -Wall -Wextra -shared -fPIC -o "$root/opt/hugetext/noitimer.so" "$top/tools/bench/noitimer.c"
 pgdata="$root/opt/hugetext/pgdata"
 mkdir "$pgdata"
 if [ "$(id -u)" -eq 0 ]; then
