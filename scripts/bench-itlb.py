@@ -416,7 +416,8 @@ def program(name, recs, modes, rootfs, plugin, models, qemu, out):
             r['set'] = oracle(cand, counts, r['n'])
         replay_s = [secs1]
         if orc:
-            res2, secs2 = measure([rows[0]] + orc, '2')
+            # its own 4 KB row (not shown): the oracle's ratios' base
+            res2, secs2 = measure([dict(rows[0])] + orc, '2')
             replay_s.append(secs2)
             if res2['instructions'] != total:
                 print('bench-itlb: %s: the second replay ran %d instructions,'
