@@ -292,7 +292,17 @@ class Runner:
         return uid, gid
 
     def env(self):
-        return {k: self.path(v) for k, v in self.spec.get('env', {}).items()}
+        """The guest's environment; a file it names (LD_PRELOAD) is copied
+        into the run's directory, which an unprivileged user can read."""
+        out = {}
+        for k, v in self.spec.get('env', {}).items():
+            if v.startswith('/opt/hugetext/'):
+                dst = os.path.join(self.tmp, os.path.basename(v))
+                shutil.copyfile(self.path(v), dst)
+                os.chmod(dst, 0o755)
+                v = dst
+            out[k] = v
+        return out
 
     def run(self, prefix, tag):
         """prefix(argv, env) -> (command, environment)."""

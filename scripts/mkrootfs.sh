@@ -89,19 +89,21 @@ cp -L /usr/share/zoneinfo/UTC "$root/usr/share/zoneinfo/UTC"
 cp -L /usr/share/zoneinfo/Etc/UTC "$root/usr/share/zoneinfo/Etc/UTC"
 install -m 0644 "$top/tools/bench/pg-queries.sql" "$root/opt/hugetext/pg-queries.sql"
 gcc -O2 -Wall -Wextra -shared -fPIC -o "$root/opt/hugetext/noitimer.so" "$top/tools/bench/noitimer.c"
-pgdata="$root/opt/hugetext/pgdata"
-mkdir "$pgdata"
+# (made under /tmp: the unprivileged user may not reach out/)
+pgtmp=$(mktemp -d /tmp/hugetext-pgdata.XXXXXX)
+trap 'rm -rf "$pgtmp"' EXIT
 if [ "$(id -u)" -eq 0 ]; then
 	pguser=nobody
-	chown "$pguser:" "$pgdata"
+	chown "$pguser:" "$pgtmp"
 	run_pg() { runuser -u "$pguser" -- "$@"; }
 else
 	pguser=$(id -un)
 	run_pg() { "$@"; }
 fi
-run_pg "$pgbin/initdb" -D "$pgdata" --no-sync -A trust -U postgres --wal-segsize=1 \
-	--locale=C -E UTF8 >"$out/initdb.log" 2>&1 ||
+run_pg "$pgbin/initdb" -D "$pgtmp/pgdata" --no-sync -A trust -U postgres \
+	--wal-segsize=1 --locale=C -E UTF8 >"$out/initdb.log" 2>&1 ||
 	{ echo "mkrootfs: initdb failed, see $out/initdb.log"; exit 1; }
+mv "$pgtmp/pgdata" "$root/opt/hugetext/pgdata"
 # the guest's users: root, and the data directory's owner
 printf 'root:x:0:0:root:/root:/bin/sh\n%s:x:%d:%d::/tmp:/bin/sh\n' \
 	"$pguser" "$(id -u "$pguser")" "$(id -g "$pguser")" >"$root/etc/passwd"
