@@ -83,6 +83,7 @@ python3 "$top/scripts/gen-demo-input.py" --llvm-ir 300 >"$root/opt/hugetext/benc
 # (postgres refuses to run as root; the guest copies it before each run)
 pgbin=/usr/lib/postgresql/15/bin
 copy_with_libs "$pgbin/postgres"
+mkdir -p "$root/usr/share/postgresql"
 rsync -a /usr/share/postgresql/15/ "$root/usr/share/postgresql/15/"
 mkdir -p "$root/usr/share/zoneinfo/Etc"
 cp -L /usr/share/zoneinfo/UTC "$root/usr/share/zoneinfo/UTC"
