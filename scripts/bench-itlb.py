@@ -208,7 +208,7 @@ def cap_verdicts(prog_rows, models):
 
 
 def fmt_ratio(x):
-    return '-' if x is None else '%.3f' % x
+    return '-' if x is None else '%.3g' % x
 
 
 def table(progs, models):
@@ -222,9 +222,9 @@ def table(progs, models):
             cells = []
             for m in models:
                 c = r['cells'][m]
-                cells.append('%.3f (%s)' % (c['l1_mpki'],
+                cells.append('%.3g (%s)' % (c['l1_mpki'],
                                             fmt_ratio(c.get('l1_ratio'))))
-                cells.append('%.4f (%s)' % (c['stlb_mpki'],
+                cells.append('%.3g (%s)' % (c['stlb_mpki'],
                                             fmt_ratio(c.get('stlb_ratio'))))
             L.append('| %s | %s | %d | %.1f | %s |' % (
                 p['program'], r['row'], len(r['set']), r['huge_share'],

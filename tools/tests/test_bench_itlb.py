@@ -219,7 +219,8 @@ class RowsTest(unittest.TestCase):
                           'sampler_lower': True, 'oracle_lower': True})
         lines = bi.table([{'program': 'prog', 'rows': rows}], ['skylake'])
         self.assertEqual(len(lines), 2 + len(rows))
-        self.assertIn('| prog | cap2 | 0 | 45.0 | 20.000 (0.200) |', lines[4])
+        self.assertIn('| prog | cap2 | 0 | 45.0 | 20 (0.2) | 1 (0.1) |',
+                      lines[4])
 
 
 if __name__ == '__main__':
