@@ -126,11 +126,28 @@ def process_regions(maps, scan, pmd=PMD):
     return {p: sorted(set(o)) for p, o in out.items()}
 
 
-def read_regions(pid, read_smaps, parse_smaps, tries=5):
+PF_EXITING = 0x4     # include/linux/sched.h
+
+
+def exiting(pid):
+    """True when pid is gone or in do_exit() (PF_EXITING in the flags of
+    /proc/PID/stat): exit_mmap() then tears its mappings down while smaps
+    and the scan read them, and the two need not agree."""
+    try:
+        with open('/proc/%d/stat' % pid) as f:
+            s = f.read()
+    except OSError:
+        return True
+    return bool(int(s[s.rindex(')') + 2:].split()[6]) & PF_EXITING)
+
+
+def read_regions(pid, read_smaps, parse_smaps, tries=5, is_exiting=exiting):
     """(maps, regions) of a live process: smaps, then PAGEMAP_SCAN, then
     smaps again; a collapse or split between the reads changes the counts,
     so it retries until smaps reads the same before and after.  None if
-    the process is gone."""
+    the process is gone or exiting (its mappings are being torn down);
+    RegionError when the scan and smaps disagree on every try while
+    smaps stood still."""
     try:
         fd = os.open('/proc/%d/pagemap' % pid, os.O_RDONLY)
     except OSError:
@@ -154,14 +171,12 @@ def read_regions(pid, read_smaps, parse_smaps, tries=5):
                 last = e
                 regions = None
             t1 = read_smaps(pid)
-            if t1 is None:
+            if t1 is None or is_exiting(pid):
                 return None
             same = signature(parse_smaps(t1)) == signature(maps)
             if same and regions is not None:
                 return maps, regions
-            if same:
-                raise last
-        if last:
+        if last and not is_exiting(pid):
             raise last
         return None             # never a stable read: no sample
     finally:

@@ -121,6 +121,26 @@ class TranslateTest(unittest.TestCase):
         for path, offs in regions.items():
             self.assertTrue(all(o % MB2 == 0 for o in offs), path)
 
+    def test_disagreement(self):
+        # the scan finds one region more than smaps says: a RegionError
+        # after every try, unless the process is exiting (exit_mmap()
+        # tears the mappings down under both readers): then no sample
+        text = ('00400000-00800000 r-xp 00000000 08:01 12 /usr/bin/prog\n'
+                'FilePmdMapped:      2048 kB\n')
+        real = kr.pagemap_scan
+        kr.pagemap_scan = lambda fd, s, e: [(0x400000, 0x800000)]
+        try:
+            with self.assertRaisesRegex(kr.RegionError, 'finds 2'):
+                kr.read_regions(os.getpid(), lambda pid: text,
+                                ht.parse_smaps, is_exiting=lambda pid: False)
+            self.assertIsNone(kr.read_regions(
+                os.getpid(), lambda pid: text, ht.parse_smaps,
+                is_exiting=lambda pid: True))
+        finally:
+            kr.pagemap_scan = real
+        self.assertFalse(kr.exiting(os.getpid()))
+        self.assertTrue(kr.exiting(0x7ffffff0))
+
     def test_union(self):
         self.assertEqual(kr.union({'/a': [0]}, {'/a': [MB2], '/b': [0]}),
                          {'/a': [0, MB2], '/b': [0]})
