@@ -134,6 +134,15 @@ def translate(rset, files, host_file):
     return lines
 
 
+def usable(rec):
+    """A record whose regions can be replayed: the program ran to its
+    end; if the guest's PAGEMAP_SCAN/smaps check failed at some sample
+    (region_error), its regions are those of the last sample where the
+    two agreed, and its row is flagged."""
+    return (rec.get('exit_status') == 0 and not rec.get('killed_at_cap')
+            and (rec.get('ok') or rec.get('region_error')))
+
+
 def plan_rows(modes, recs):
     """Rows for one program: [{'row', 'mode', 'kind', 'n', 'set'}]; oracle
     rows get their set later.  modes: [(name, boot_args)] in table order;
@@ -147,7 +156,8 @@ def plan_rows(modes, recs):
         kind, n = mode_kind(args)
         rset = region_set(recs[name].get('pmd_regions', {}))
         rows.append({'row': name, 'mode': name, 'kind': kind, 'n': n,
-                     'set': rset})
+                     'set': rset,
+                     'region_error': recs[name].get('region_error')})
         if kind == 'pad' and pad_mode is None:
             pad_mode = name
             rows.append({'row': name + ', tail only', 'mode': name,
@@ -226,8 +236,9 @@ def table(progs, models):
                                             fmt_ratio(c.get('l1_ratio'))))
                 cells.append('%.3g (%s)' % (c['stlb_mpki'],
                                             fmt_ratio(c.get('stlb_ratio'))))
-            L.append('| %s | %s | %d | %.1f | %s |' % (
-                p['program'], r['row'], len(r['set']), r['huge_share'],
+            L.append('| %s | %s%s | %d | %.1f | %s |' % (
+                p['program'], r['row'], ' †' if r.get('region_error') else '',
+                len(r['set']), r['huge_share'],
                 ' | '.join(cells)))
     return L
 
@@ -505,6 +516,18 @@ def report_lines(doc):
          '']
     L += table(doc['programs'], models)
     L.append('')
+    errs = [(p['program'], r['row'], r['region_error'])
+            for p in doc['programs'] for r in p['rows']
+            if r.get('region_error')]
+    if errs:
+        L.append('† In that guest, at a later sample of the run, PAGEMAP_SCAN '
+                 'and smaps disagreed (the guest failed the program for '
+                 'it); the row uses the regions of the last sample where '
+                 'they agreed:')
+        L.append('')
+        for prog, row, e in errs:
+            L.append('- %s, %s: %s' % (prog, row, e))
+        L.append('')
     L.append('Rows: `4 KB` nothing huge; a mode name: the regions the '
              'kernel mapped in that guest; `tail only`: the padded mode\'s '
              'regions without the head-padded one; `oracle`: the cap\'s N '
@@ -570,7 +593,7 @@ def main():
     modes = [(m, res['mode_args'][m]) for m in res['modes']]
     byprog = {}
     for r in res['records']:
-        if 'replay' not in r or not r['ok']:
+        if 'replay' not in r or not usable(r):
             continue
         byprog.setdefault(r['program'], {})[r['mode']] = r
     want = a.programs.split(',') if a.programs else None

@@ -113,14 +113,15 @@ def process_regions(maps, scan, pmd=PMD):
     FilePmdMapped."""
     out = {}
     for m in exec_file_maps(maps):
-        offs = file_regions(m, scan(m['start'], m['end']), pmd)
+        ranges = scan(m['start'], m['end'])
+        offs = file_regions(m, ranges, pmd)
         want = m['fields'].get('FilePmdMapped', 0)
         if len(offs) * pmd != want:
             raise RegionError(
-                '%s %#x-%#x: PAGEMAP_SCAN finds %d PMD-mapped regions, '
-                'smaps FilePmdMapped %d kB' % (m['path'], m['start'],
-                                               m['end'], len(offs),
-                                               want >> 10))
+                '%s %#x-%#x: PAGEMAP_SCAN finds %d PMD-mapped regions '
+                '(%s), smaps FilePmdMapped %d kB'
+                % (m['path'], m['start'], m['end'], len(offs),
+                   ' '.join('%#x-%#x' % r for r in ranges), want >> 10))
         if offs:
             out.setdefault(m['path'], []).extend(offs)
     return {p: sorted(set(o)) for p, o in out.items()}
