@@ -610,7 +610,8 @@ def main():
         t0 = time.monotonic()
         print('bench-itlb: %s: replaying' % name, flush=True)
         try:
-            p = program(name, recs, modes, a.rootfs, plugin, models, a.qemu,
+            p = program(name, recs, modes, os.path.abspath(a.rootfs), plugin,
+                        models, a.qemu,
                         a.out)
         except (BenchError, OSError) as e:
             print('bench-itlb: %s: %s' % (name, e), file=sys.stderr)
@@ -628,8 +629,16 @@ def main():
         f.write('\n')
     plot(a.out, doc['programs'], models)
     lines = report_lines(doc)
-    with open(os.path.join(a.out, 'report.md'), 'a') as f:
-        f.write('\n' + '\n'.join(lines) + '\n')
+    rep = os.path.join(a.out, 'report.md')
+    try:
+        with open(rep) as f:
+            text = f.read()
+    except FileNotFoundError:
+        text = ''
+    # replaces the section a previous run of this script appended
+    text = text.split('\n' + lines[0] + '\n')[0].rstrip('\n') + '\n'
+    with open(rep, 'w') as f:
+        f.write(text + '\n' + '\n'.join(lines) + '\n')
     print('\n'.join(lines))
     return rc
 
