@@ -22,11 +22,12 @@ import sys
 import time
 
 MB = 1 << 20
-PROGRAMS = ['cc1', 'gdb', 'llc', 'jit']
+PROGRAMS = ['cc1', 'gdb', 'llc', 'pg', 'jit']
 PROGRAM_TITLE = {
     'cc1': "gcc's cc1 (ET_EXEC, 20 MB text)",
     'gdb': 'gdb (PIE, 6 MB text)',
     'llc': 'llc-14 (libLLVM-14.so.1, 97 MB text DSO)',
+    'pg': 'PostgreSQL 15 postgres --single (PIE, 5 MB text)',
     'jit': 'jitbench (16 MB anonymous code)',
 }
 MODE_TITLE = {
@@ -94,9 +95,9 @@ def plot(out, records, modes):
     datdir = os.path.join(out, 'data')
     os.makedirs(datdir, exist_ok=True)
     progs = [p for p in PROGRAMS if any(r['program'] == p for r in records)]
-    script = ['set terminal pngcairo size 1400,1000 font ",10" noenhanced',
+    script = ['set terminal pngcairo size 1400,1400 font ",10" noenhanced',
               "set output '%s'" % os.path.join(out, 'coverage.png'),
-              'set multiplot layout 2,2 title "Text on 2 MB pages after '
+              'set multiplot layout 3,2 title "Text on 2 MB pages after '
               'exec: coverage over time (QEMU TCG guest; guest seconds)"',
               'set yrange [-5:130]', 'set ytics 0,20,100',
               'set ylabel "coverage %"',
@@ -284,7 +285,7 @@ def main():
             continue
         for r in recs:
             r['mode'] = name
-            r['mode_title'] = MODE_TITLE.get(name, name)
+            r['mode_title'] = MODE_TITLE.get(name, '%s (%s)' % (name, args))
             r['boot_args'] = args
             r['thp_enabled'] = thp
             r['series_version'] = a.series

@@ -31,10 +31,11 @@ img="$out/rootfs.img"
 rebuild=0
 [ -f "$img" ] || rebuild=1
 for f in scripts/guest/bench scripts/guest/init scripts/mkrootfs.sh \
-	scripts/gen-demo-input.py tools/bench/jitbench.c tools/hugetext; do
+	scripts/gen-demo-input.py tools/bench/jitbench.c tools/hugetext \
+	tools/itlb/kregions.py tools/bench/pg-queries.sql tools/bench/noitimer.c; do
 	[ "$top/$f" -nt "$img" ] && rebuild=1
 done
-if [ $rebuild -eq 0 ] && ! debugfs -R 'ls /opt/hugetext' "$img" 2>/dev/null | grep -q jitbench; then
+if [ $rebuild -eq 0 ] && ! debugfs -R 'ls /opt/hugetext' "$img" 2>/dev/null | grep -q pgdata; then
 	rebuild=1
 fi
 [ $rebuild -eq 0 ] || "$top/scripts/mkrootfs.sh"
@@ -46,9 +47,19 @@ cp "$out/bzImage" "$dir/bzImage"
 ksha=$(sha1sum "$dir/bzImage" | cut -d' ' -f1)
 series=$(series_hash "$top")
 
-all_modes=(hugetext:hugetext=3:madvise thp-always:hugetext=0:always default:hugetext=0:madvise)
-want=${HUGETEXT_BENCH_MODES:-hugetext thp-always default}
-progs=${HUGETEXT_BENCH_PROGRAMS:-cc1,gdb,llc,jit}
+# NAME:BOOT ARGS:THP enabled.  htknobs= are written under
+# /sys/kernel/mm/transparent_hugepage by the guest; scripts/bench-itlb.py
+# makes a "tail only" row of a padding mode and an oracle row of a capped one
+pad=hugetext_pad_threshold=4096,hugetext_pad_rodata=1
+all_modes=(hugetext:hugetext=3:madvise thp-always:hugetext=0:always
+	default:hugetext=0:madvise
+	"hugetext-pad:hugetext=3 htknobs=$pad:madvise"
+	"cap2:hugetext=3 htknobs=$pad,khugepaged/max_nr_hugetext=2:madvise"
+	"cap4:hugetext=3 htknobs=$pad,khugepaged/max_nr_hugetext=4:madvise"
+	"cap8:hugetext=3 htknobs=$pad,khugepaged/max_nr_hugetext=8:madvise")
+want=${HUGETEXT_BENCH_MODES:-$(for m in "${all_modes[@]}"; do echo "${m%%:*}"; done)}
+want=$(echo $want)
+progs=${HUGETEXT_BENCH_PROGRAMS:-cc1,gdb,llc,pg,jit}
 specs=() failed=0
 for m in "${all_modes[@]}"; do
 	IFS=: read -r name args thp <<<"$m"
@@ -56,7 +67,7 @@ for m in "${all_modes[@]}"; do
 	log="$dir/console-$name.log"
 	echo "bench: booting with $args, THP enabled=$thp ($name)"
 	b0=$(date +%s)
-	if rig_run "$top/scripts/run-qemu.sh" --log "$log" --timeout 480 --kernel "$dir/bzImage" -- \
+	if rig_run "$top/scripts/run-qemu.sh" --log "$log" --timeout 600 --kernel "$dir/bzImage" -- \
 		$args htrun=bench htthp="$thp" htbench="$progs"; then
 		:
 	else
@@ -70,6 +81,13 @@ done
 rc=0
 python3 "$top/scripts/bench-report.py" --out "$dir" --series "$series" \
 	--kernel-sha1 "$ksha" "${specs[@]}" || rc=$?
-echo "bench: $dir/report.md, $dir/results.json, $dir/coverage.png"
+# the iTLB model on the regions the guests mapped (model under QEMU TCG)
+if [ -f "$dir/results.json" ]; then
+	i0=$(date +%s)
+	python3 "$top/scripts/bench-itlb.py" --results "$dir/results.json" \
+		--rootfs "$out/rootfs" --out "$dir" || rc=1
+	echo "bench: iTLB replays took $(( $(date +%s) - i0 )) s"
+fi
+echo "bench: $dir/report.md, $dir/results.json, $dir/coverage.png, $dir/itlb.png"
 echo "bench: done in $(( $(date +%s) - t0 )) s"
 [ $failed -eq 0 ] && [ $rc -eq 0 ]

@@ -1,10 +1,54 @@
 #!/usr/bin/env python3
 """Write a self-contained C file of N mid-sized functions (default 120): the
 input cc1 compiles in the demo and the bench, long enough under TCG for the
-compiler's text to be sampled while it runs."""
+compiler's text to be sampled while it runs.  With --llvm-ir N: N LLVM IR
+functions instead, the input of the bench's llc-14."""
 import random
 import sys
 
+
+def gen_ir(n):
+    out = []
+    for i in range(n):
+        out.append("""define i32 @f%(i)d(i32* %%a, i32 %%n) {
+entry:
+  br label %%loop
+loop:
+  %%k = phi i32 [0, %%entry], [%%k1, %%next]
+  %%s = phi i32 [%(i)d, %%entry], [%%s3, %%next]
+  %%p = getelementptr i32, i32* %%a, i32 %%k
+  %%v = load i32, i32* %%p
+  %%m = mul i32 %%v, %(a)d
+  %%sh = ashr i32 %%s, %(b)d
+  %%x = xor i32 %%m, %%sh
+  %%s1 = add i32 %%s, %%x
+  %%c = and i32 %%s1, %(c)d
+  %%z = icmp eq i32 %%c, 0
+  br i1 %%z, label %%even, label %%odd
+even:
+  %%km = mul i32 %%k, %(d)d
+  %%s2 = add i32 %%s1, %%km
+  br label %%next
+odd:
+  %%q = sdiv i32 %%s1, 3
+  br label %%next
+next:
+  %%s3 = phi i32 [%%s2, %%even], [%%q, %%odd]
+  %%k1 = add i32 %%k, 1
+  %%e = icmp slt i32 %%k1, %%n
+  br i1 %%e, label %%loop, label %%done
+done:
+  ret i32 %%s3
+}
+""" % {'i': i, 'a': i % 97 + 3, 'b': i % 7 + 1, 'c': i % 255 + 1,
+       'd': i % 31 + 3})
+    return ''.join(out)
+
+
+
+if sys.argv[1:2] == ['--llvm-ir']:
+    sys.stdout.write(gen_ir(int(sys.argv[2])))
+    sys.exit(0)
 n = int(sys.argv[1]) if len(sys.argv) > 1 else 120
 rnd = random.Random(1)
 out = []

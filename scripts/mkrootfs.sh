@@ -73,9 +73,43 @@ copy_with_libs /usr/bin/gdb
 install -m 0755 "$top/scripts/guest/bench" "$root/opt/hugetext/bench"
 python3 "$top/scripts/gen-demo-input.py" 120 >"$root/opt/hugetext/bench.c"
 gcc -static -O2 -Wall -Wextra -o "$root/opt/hugetext/jitbench" "$top/tools/bench/jitbench.c"
+install -m 0644 "$top/tools/itlb/kregions.py" "$root/opt/hugetext/kregions.py"
 llc=$(readlink -f /usr/bin/llc-14)
 copy_with_libs "$llc"
 ln -sf "$llc" "$root/usr/bin/llc-14"
+python3 "$top/scripts/gen-demo-input.py" --llvm-ir 300 >"$root/opt/hugetext/bench.ll"
+# PostgreSQL 15 for make bench: the server, its share files, UTC, and a
+# data directory made here by initdb, owned by an unprivileged user
+# (postgres refuses to run as root; the guest copies it before each run)
+pgbin=/usr/lib/postgresql/15/bin
+copy_with_libs "$pgbin/postgres"
+mkdir -p "$root/usr/share/postgresql"
+rsync -a /usr/share/postgresql/15/ "$root/usr/share/postgresql/15/"
+mkdir -p "$root/usr/share/zoneinfo/Etc"
+cp -L /usr/share/zoneinfo/UTC "$root/usr/share/zoneinfo/UTC"
+cp -L /usr/share/zoneinfo/Etc/UTC "$root/usr/share/zoneinfo/Etc/UTC"
+install -m 0644 "$top/tools/bench/pg-queries.sql" "$root/opt/hugetext/pg-queries.sql"
+gcc -O2 -Wall -Wextra -shared -fPIC -o "$root/opt/hugetext/noitimer.so" "$top/tools/bench/noitimer.c"
+# (made under /tmp: the unprivileged user may not reach out/)
+pgtmp=$(mktemp -d /tmp/hugetext-pgdata.XXXXXX)
+trap 'rm -rf "$pgtmp"' EXIT
+if [ "$(id -u)" -eq 0 ]; then
+	pguser=nobody
+	chown "$pguser:" "$pgtmp"
+	run_pg() { runuser -u "$pguser" -- "$@"; }
+else
+	pguser=$(id -un)
+	run_pg() { "$@"; }
+fi
+run_pg "$pgbin/initdb" -D "$pgtmp/pgdata" --no-sync -A trust -U postgres \
+	--wal-segsize=1 --locale=C -E UTF8 >"$out/initdb.log" 2>&1 ||
+	{ echo "mkrootfs: initdb failed, see $out/initdb.log"; exit 1; }
+mv "$pgtmp/pgdata" "$root/opt/hugetext/pgdata"
+# the guest's users: root, and the data directory's owner
+printf 'root:x:0:0:root:/root:/bin/sh\n%s:x:%d:%d::/tmp:/bin/sh\n' \
+	"$pguser" "$(id -u "$pguser")" "$(id -g "$pguser")" >"$root/etc/passwd"
+printf 'root:x:0:\n%s:x:%d:\n' "$(id -gn "$pguser")" "$(id -g "$pguser")" \
+	>"$root/etc/group"
 
 # the image: content + 256 MB of room for the tests
 size_kb=$(( $(du -sk "$root" | cut -f1) + 262144 ))

@@ -12,7 +12,11 @@
  *                   va START END       guest virtual range [START, END),
  *                                      2 MB pages at 2 MB-aligned guest
  *                                      addresses (any code: file or JIT)
- *                 '#' starts a comment line.
+ *                 set NAME           starts the next region set
+ *                 '#' starts a comment line.  Up to 64 sets: each is a
+ *                 separate model state fed the same fetch stream, so one
+ *                 run measures every set (regions before the first 'set'
+ *                 line form set 0, "default").
  *   out=FILE      write the results as JSON to FILE at exit
  *   models=A:B    model names (default: every model of the table)
  *   quiet=on      print nothing through qemu_plugin_outs
@@ -62,7 +66,10 @@ QP_EXPORT int qemu_plugin_version = 1;
 
 /* ---- configuration ---- */
 
+#define MAX_SETS 64
+
 struct huge_region {
+	unsigned set;		/* which region set */
 	int is_file;
 	const char *path;	/* canonical path (file) */
 	uint64_t off;		/* 2 MB aligned file offset (file) */
@@ -71,6 +78,8 @@ struct huge_region {
 
 static struct huge_region *huge;
 static unsigned n_huge;
+static unsigned n_sets = 1;
+static const char *set_names[MAX_SETS] = { "default" };
 static const char *out_path;
 static const char **model_names;	/* NULL-terminated, or NULL: all */
 static int quiet;
@@ -87,7 +96,7 @@ struct region_stat {
 	int is_file;
 	uint64_t idx;		/* file offset >> 21, or vaddr >> 21 */
 	uint64_t vaddr;		/* guest address of the window's first byte */
-	int huge;
+	uint64_t huge;		/* mask of the sets it is huge in */
 	uint64_t insns;		/* updated with relaxed atomics */
 	uint64_t tbs;		/* translations seen (diagnostics) */
 };
@@ -118,9 +127,9 @@ static pthread_mutex_t trans_lock = PTHREAD_MUTEX_INITIALIZER;
 /* ---- per-vCPU state ---- */
 
 struct vstate {
-	struct itlb_sim sim;
+	struct itlb_sim sim[MAX_SETS];	/* n_sets used */
 	uint64_t insns;
-	uint64_t huge_insns;
+	uint64_t huge_insns[MAX_SETS];
 	uint64_t tb_execs;
 };
 
@@ -130,15 +139,15 @@ static unsigned overflow_vcpus;
 /* ---- translated-block descriptor ---- */
 
 struct run {
-	uint64_t key;
 	struct region_stat *rs;
+	uint64_t huge;		/* mask of the sets it is huge in */
 	uint32_t n_insns;	/* 0: only the tail of a straddling insn */
-	uint32_t huge;
 };
 
 struct tbinfo {
 	uint32_t n_insns;
 	uint32_t n_runs;
+	uint64_t *keys;		/* n_runs * n_sets: run i, set s at i*n_sets+s */
 	struct run runs[];
 };
 
@@ -225,7 +234,7 @@ static const struct mapping *maps_find(uint64_t h)
 }
 
 static struct region_stat *rs_get(const char *name, int is_file, uint64_t idx,
-				  uint64_t vaddr, int is_huge)
+				  uint64_t vaddr, uint64_t is_huge)
 {
 	uintptr_t hv = ((uintptr_t)name >> 4) * 31 + idx * 2654435761u + is_file;
 	unsigned b = (unsigned)(hv % RS_BUCKETS);
@@ -251,51 +260,60 @@ static struct region_stat *rs_get(const char *name, int is_file, uint64_t idx,
 	return r;
 }
 
-static int file_region_is_huge(const char *path, uint64_t off2m)
+/* the sets (mask) in which this 2 MB file region is huge */
+static uint64_t file_region_is_huge(const char *path, uint64_t off2m)
 {
+	uint64_t mask = 0;
+
 	for (unsigned i = 0; i < n_huge; i++)
 		if (huge[i].is_file && huge[i].path == path &&
 		    huge[i].off == off2m)
-			return 1;
-	return 0;
+			mask |= 1ULL << huge[i].set;
+	return mask;
 }
 
-static int va_is_huge(uint64_t va)
+static uint64_t va_is_huge(uint64_t va)
 {
+	uint64_t mask = 0;
+
 	for (unsigned i = 0; i < n_huge; i++)
 		if (!huge[i].is_file && va >= huge[i].start && va < huge[i].end)
-			return 1;
-	return 0;
+			mask |= 1ULL << huge[i].set;
+	return mask;
 }
 
-/* Classify the 4 KB page holding guest address va. */
-static void classify(uint64_t va, struct run *r)
+/*
+ * Classify the 4 KB page holding guest address va: its region, and for
+ * every set s the key the TLBs see, keys[s].
+ */
+static void classify(uint64_t va, struct run *r, uint64_t *keys)
 {
 	const struct mapping *m = NULL;
 	const char *name = "[unknown]";
+	uint64_t hg = 0, hv, inreg = 0;
 
 	if (!system_mode)
 		m = maps_find((uint64_t)((int64_t)va + guest_delta));
 	if (m && m->path[0] == '/') {
 		uint64_t h = (uint64_t)((int64_t)va + guest_delta);
 		uint64_t foff = h - m->start + m->off;
-		uint64_t inreg = foff & (MB2 - 1);
-		int hg = file_region_is_huge(m->path, foff - inreg);
-		int hv = !hg && va_is_huge(va);
 
-		r->huge = hg || hv;
-		r->key = hg ? itlb_key_2m(va - inreg) :
-			 hv ? itlb_key_2m(va) : itlb_key_4k(va);
+		inreg = foff & (MB2 - 1);
+		hg = file_region_is_huge(m->path, foff - inreg);
 		r->rs = rs_get(m->path, 1, foff >> ITLB_SHIFT_2M, va - inreg,
-			       r->huge);
-		return;
+			       0);
+	} else {
+		if (m)
+			name = m->path[0] ? m->path : "[anon]";
+		r->rs = rs_get(intern(name), 0, va >> ITLB_SHIFT_2M,
+			       va & ~(MB2 - 1), 0);
 	}
-	if (m)
-		name = m->path[0] ? m->path : "[anon]";
-	r->huge = va_is_huge(va);
-	r->key = r->huge ? itlb_key_2m(va) : itlb_key_4k(va);
-	r->rs = rs_get(intern(name), 0, va >> ITLB_SHIFT_2M, va & ~(MB2 - 1),
-		       r->huge);
+	hv = va_is_huge(va) & ~hg;
+	r->huge = hg | hv;
+	r->rs->huge |= r->huge;
+	for (unsigned s = 0; s < n_sets; s++)
+		keys[s] = (hg >> s) & 1 ? itlb_key_2m(va - inreg) :
+			  (hv >> s) & 1 ? itlb_key_2m(va) : itlb_key_4k(va);
 }
 
 static struct vstate *vstate_get(unsigned vcpu)
@@ -311,8 +329,11 @@ static struct vstate *vstate_get(unsigned vcpu)
 	if (v)
 		return v;
 	v = calloc(1, sizeof(*v));
-	if (!v || itlb_sim_init(&v->sim, model_names))
+	if (!v)
 		abort();
+	for (unsigned s = 0; s < n_sets; s++)
+		if (itlb_sim_init(&v->sim[s], model_names))
+			abort();
 	vcpus[vcpu] = v;
 	return v;
 }
@@ -327,14 +348,16 @@ static void tb_exec(unsigned int vcpu, void *ud)
 	for (uint32_t i = 0; i < t->n_runs; i++) {
 		const struct run *r = &t->runs[i];
 
-		itlb_sim_fetch(&v->sim, r->key);
 		if (r->n_insns) {
 			__atomic_fetch_add(&r->rs->insns, r->n_insns,
 					   __ATOMIC_RELAXED);
-			if (r->huge)
-				v->huge_insns += r->n_insns;
+			for (uint64_t h = r->huge; h; h &= h - 1)
+				v->huge_insns[__builtin_ctzll(h)] += r->n_insns;
 		}
 	}
+	for (unsigned s = 0; s < n_sets; s++)
+		for (uint32_t i = 0; i < t->n_runs; i++)
+			itlb_sim_fetch(&v->sim[s], t->keys[i * n_sets + s]);
 }
 
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -347,9 +370,11 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	if (!n)
 		return;
 	/* at most two runs per instruction (straddling) */
-	t = calloc(1, sizeof(*t) + 2 * n * sizeof(t->runs[0]));
+	t = calloc(1, sizeof(*t) + 2 * n * sizeof(t->runs[0]) +
+		   2 * n * n_sets * sizeof(uint64_t));
 	if (!t)
 		abort();
+	t->keys = (uint64_t *)&t->runs[2 * n];
 	pthread_mutex_lock(&trans_lock);
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
@@ -367,12 +392,16 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		}
 		if (va >> ITLB_SHIFT_4K != page) {
 			page = va >> ITLB_SHIFT_4K;
-			classify(va, &t->runs[t->n_runs++]);
+			classify(va, &t->runs[t->n_runs],
+				 &t->keys[t->n_runs * n_sets]);
+			t->n_runs++;
 		}
 		t->runs[t->n_runs - 1].n_insns++;
 		if (last >> ITLB_SHIFT_4K != page) {
 			page = last >> ITLB_SHIFT_4K;
-			classify(page << ITLB_SHIFT_4K, &t->runs[t->n_runs++]);
+			classify(page << ITLB_SHIFT_4K, &t->runs[t->n_runs],
+				 &t->keys[t->n_runs * n_sets]);
+			t->n_runs++;
 		}
 	}
 	t->n_insns = (uint32_t)n;
@@ -425,32 +454,64 @@ static double per_k(uint64_t x, uint64_t insns)
 	return insns ? 1000.0 * (double)x / (double)insns : 0.0;
 }
 
+static void json_models(FILE *f, const struct itlb_sim *tot, uint64_t insns)
+{
+	for (unsigned i = 0; i < tot->n; i++) {
+		const struct itlb_stats *s = &tot->cpu[i].st;
+		const struct itlb_model *m = tot->cpu[i].model;
+
+		fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
+		json_str(f, m->name);
+		fprintf(f, ", \"desc\": ");
+		json_str(f, m->desc);
+		fprintf(f, ", \"l1_4k\": [%u, %u], \"l1_2m\": [%u, %u], "
+			"\"l2\": [%u, %u], \"lookups\": %llu, "
+			"\"l1_misses\": %llu, \"l1_misses_2m\": %llu, "
+			"\"l1_mpki\": %.4f, \"stlb_misses\": %llu, "
+			"\"stlb_misses_2m\": %llu, \"stlb_mpki\": %.4f}",
+			m->l1_4k.entries, m->l1_4k.ways,
+			m->l1_2m.entries, m->l1_2m.ways,
+			m->l2.entries, m->l2.ways,
+			(unsigned long long)s->lookups,
+			(unsigned long long)s->l1_miss,
+			(unsigned long long)s->l1_miss_2m,
+			per_k(s->l1_miss, insns),
+			(unsigned long long)s->l2_miss,
+			(unsigned long long)s->l2_miss_2m,
+			per_k(s->l2_miss, insns));
+	}
+}
+
 static void at_exit(qemu_plugin_id_t id, void *ud)
 {
-	struct itlb_sim tot;
-	uint64_t insns = 0, huge_insns = 0, tb_execs = 0;
+	struct itlb_sim tot[MAX_SETS];
+	uint64_t insns = 0, huge_insns[MAX_SETS] = { 0 }, tb_execs = 0;
 	struct region_stat **rs;
 	unsigned k = 0;
 	char buf[PATH_MAX + 256];
 
 	(void)id; (void)ud;
-	if (itlb_sim_init(&tot, model_names))
-		return;
+	for (unsigned s = 0; s < n_sets; s++)
+		if (itlb_sim_init(&tot[s], model_names))
+			return;
 	for (unsigned v = 0; v < MAX_VCPUS; v++) {
 		if (!vcpus[v])
 			continue;
 		insns += vcpus[v]->insns;
-		huge_insns += vcpus[v]->huge_insns;
 		tb_execs += vcpus[v]->tb_execs;
-		for (unsigned i = 0; i < tot.n; i++) {
-			struct itlb_stats *a = &tot.cpu[i].st;
-			const struct itlb_stats *b = &vcpus[v]->sim.cpu[i].st;
+		for (unsigned s = 0; s < n_sets; s++) {
+			huge_insns[s] += vcpus[v]->huge_insns[s];
+			for (unsigned i = 0; i < tot[s].n; i++) {
+				struct itlb_stats *a = &tot[s].cpu[i].st;
+				const struct itlb_stats *b =
+					&vcpus[v]->sim[s].cpu[i].st;
 
-			a->lookups += b->lookups;
-			a->l1_miss += b->l1_miss;
-			a->l1_miss_2m += b->l1_miss_2m;
-			a->l2_miss += b->l2_miss;
-			a->l2_miss_2m += b->l2_miss_2m;
+				a->lookups += b->lookups;
+				a->l1_miss += b->l1_miss;
+				a->l1_miss_2m += b->l1_miss_2m;
+				a->l2_miss += b->l2_miss;
+				a->l2_miss_2m += b->l2_miss_2m;
+			}
 		}
 	}
 	rs = calloc(n_rs ? n_rs : 1, sizeof(*rs));
@@ -461,25 +522,30 @@ static void at_exit(qemu_plugin_id_t id, void *ud)
 			rs[k++] = r;
 	qsort(rs, n_rs, sizeof(*rs), rs_cmp);
 
-	snprintf(buf, sizeof(buf),
-		 "itlb: MODEL results under QEMU TCG (not hardware counts): "
-		 "%llu instructions, %llu in 2 MB pages\n",
-		 (unsigned long long)insns, (unsigned long long)huge_insns);
-	out(buf);
-	for (unsigned i = 0; i < tot.n; i++) {
-		const struct itlb_stats *s = &tot.cpu[i].st;
-
+	for (unsigned s = 0; s < n_sets; s++) {
 		snprintf(buf, sizeof(buf),
-			 "itlb: %-16s L1 iTLB misses %llu (%.3f /1k insn), "
-			 "STLB misses (walks) %llu (%.3f /1k insn)\n",
-			 tot.cpu[i].model->name,
-			 (unsigned long long)s->l1_miss, per_k(s->l1_miss, insns),
-			 (unsigned long long)s->l2_miss, per_k(s->l2_miss, insns));
+			 "itlb: MODEL results under QEMU TCG (not hardware "
+			 "counts), set %s: %llu instructions, %llu in 2 MB "
+			 "pages\n", set_names[s], (unsigned long long)insns,
+			 (unsigned long long)huge_insns[s]);
 		out(buf);
+		for (unsigned i = 0; i < tot[s].n; i++) {
+			const struct itlb_stats *st = &tot[s].cpu[i].st;
+
+			snprintf(buf, sizeof(buf),
+				 "itlb: %-16s L1 iTLB misses %llu (%.3f /1k "
+				 "insn), STLB misses (walks) %llu (%.3f /1k "
+				 "insn)\n", tot[s].cpu[i].model->name,
+				 (unsigned long long)st->l1_miss,
+				 per_k(st->l1_miss, insns),
+				 (unsigned long long)st->l2_miss,
+				 per_k(st->l2_miss, insns));
+			out(buf);
+		}
 	}
 	for (unsigned i = 0; i < n_rs && i < top_n; i++) {
 		snprintf(buf, sizeof(buf), "itlb: region %s%s+0x%llx: %llu insns\n",
-			 rs[i]->huge ? "[2M] " : "", rs[i]->name,
+			 rs[i]->huge & 1 ? "[2M] " : "", rs[i]->name,
 			 (unsigned long long)(rs[i]->idx << ITLB_SHIFT_2M),
 			 (unsigned long long)rs[i]->insns);
 		out(buf);
@@ -501,6 +567,7 @@ static void at_exit(qemu_plugin_id_t id, void *ud)
 				 path, strerror(errno));
 			qemu_plugin_outs(buf);
 		} else {
+			/* the top level is set 0, as before sets existed */
 			fprintf(f, "{\n  \"kind\": \"itlb-model\",\n"
 				"  \"note\": \"model results under QEMU TCG, "
 				"not hardware measurements\",\n"
@@ -509,32 +576,19 @@ static void at_exit(qemu_plugin_id_t id, void *ud)
 				"  \"tb_execs\": %llu,\n"
 				"  \"vcpu_overflow\": %s,\n  \"models\": [",
 				(unsigned long long)insns,
-				(unsigned long long)huge_insns,
+				(unsigned long long)huge_insns[0],
 				(unsigned long long)tb_execs,
 				overflow_vcpus ? "true" : "false");
-			for (unsigned i = 0; i < tot.n; i++) {
-				const struct itlb_stats *s = &tot.cpu[i].st;
-				const struct itlb_model *m = tot.cpu[i].model;
-
-				fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-				json_str(f, m->name);
-				fprintf(f, ", \"desc\": ");
-				json_str(f, m->desc);
-				fprintf(f, ", \"l1_4k\": [%u, %u], \"l1_2m\": [%u, %u], "
-					"\"l2\": [%u, %u], \"lookups\": %llu, "
-					"\"l1_misses\": %llu, \"l1_misses_2m\": %llu, "
-					"\"l1_mpki\": %.4f, \"stlb_misses\": %llu, "
-					"\"stlb_misses_2m\": %llu, \"stlb_mpki\": %.4f}",
-					m->l1_4k.entries, m->l1_4k.ways,
-					m->l1_2m.entries, m->l1_2m.ways,
-					m->l2.entries, m->l2.ways,
-					(unsigned long long)s->lookups,
-					(unsigned long long)s->l1_miss,
-					(unsigned long long)s->l1_miss_2m,
-					per_k(s->l1_miss, insns),
-					(unsigned long long)s->l2_miss,
-					(unsigned long long)s->l2_miss_2m,
-					per_k(s->l2_miss, insns));
+			json_models(f, &tot[0], insns);
+			fprintf(f, "\n  ],\n  \"sets\": [");
+			for (unsigned s = 0; s < n_sets; s++) {
+				fprintf(f, "%s\n   {\"name\": ", s ? "," : "");
+				json_str(f, set_names[s]);
+				fprintf(f, ", \"huge_instructions\": %llu, "
+					"\"models\": [",
+					(unsigned long long)huge_insns[s]);
+				json_models(f, &tot[s], insns);
+				fprintf(f, "]}");
 			}
 			fprintf(f, "\n  ],\n  \"regions\": [");
 			for (unsigned i = 0; i < n_rs; i++) {
@@ -542,12 +596,14 @@ static void at_exit(qemu_plugin_id_t id, void *ud)
 				json_str(f, rs[i]->name);
 				fprintf(f, ", \"file\": %s, \"offset\": %llu, "
 					"\"vaddr\": %llu, \"huge\": %s, "
+					"\"huge_sets\": %llu, "
 					"\"instructions\": %llu}",
 					rs[i]->is_file ? "true" : "false",
 					(unsigned long long)(rs[i]->is_file ?
 					 rs[i]->idx << ITLB_SHIFT_2M : 0),
 					(unsigned long long)rs[i]->vaddr,
-					rs[i]->huge ? "true" : "false",
+					rs[i]->huge & 1 ? "true" : "false",
+					(unsigned long long)rs[i]->huge,
 					(unsigned long long)rs[i]->insns);
 			}
 			fprintf(f, "\n  ]\n}\n");
@@ -555,7 +611,8 @@ static void at_exit(qemu_plugin_id_t id, void *ud)
 		}
 	}
 	free(rs);
-	itlb_sim_free(&tot);
+	for (unsigned s = 0; s < n_sets; s++)
+		itlb_sim_free(&tot[s]);
 }
 
 /* ---- setup ---- */
@@ -565,6 +622,7 @@ static int load_regions(const char *file)
 	FILE *f = fopen(file, "r");
 	char line[PATH_MAX + 64];
 	unsigned lineno = 0;
+	int cur_set = -1;
 
 	if (!f)
 		return -1;
@@ -579,6 +637,28 @@ static int load_regions(const char *file)
 		p += strspn(p, " \t");
 		if (!*p || *p == '#')
 			continue;
+		if (!strncmp(p, "set ", 4)) {
+			char *name = p + 4 + strspn(p + 4, " \t");
+
+			if (!*name)
+				goto bad;
+			if (cur_set < 0 && n_huge == 0) {
+				cur_set = 0;
+			} else {
+				cur_set = cur_set < 0 ? 1 : cur_set + 1;
+				if (cur_set >= MAX_SETS) {
+					fprintf(stderr, "itlb: %s:%u: more "
+						"than %d sets\n", file, lineno,
+						MAX_SETS);
+					fclose(f);
+					return -1;
+				}
+			}
+			set_names[cur_set] = intern(name);
+			n_sets = cur_set + 1;
+			continue;
+		}
+		r.set = cur_set < 0 ? 0 : cur_set;
 		if (!strncmp(p, "file ", 5)) {
 			char real[PATH_MAX];
 

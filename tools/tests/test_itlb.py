@@ -319,6 +319,28 @@ class PluginTest(unittest.TestCase):
         self.assertEqual(res['huge_instructions'], res['instructions'])
         self.assertEqual(self.models(res)['skylake']['l1_misses'], 1)
 
+    def test_region_sets_one_run(self):
+        # three sets in one run give each set's counts of its own run
+        res = self.run_plugin('set small\nset file\nfile 0 %s\n'
+                              'set other\nfile 0 /bin/sh\n' % self.prog)
+        self.assertEqual([s['name'] for s in res['sets']],
+                         ['small', 'file', 'other'])
+        sets = {s['name']: {m['name']: m for m in s['models']}
+                for s in res['sets']}
+        huge = {s['name']: s['huge_instructions'] for s in res['sets']}
+        self.assertEqual(huge, {'small': 0, 'file': res['instructions'],
+                                'other': 0})
+        for name in ('small', 'other'):
+            self.assertEqual(sets[name]['skylake']['l1_misses'], NFUNC + 1)
+            self.assertEqual(sets[name]['neoverse-n1']['l1_misses'],
+                             1 + NFUNC * ROUNDS)
+        for m in sets['file'].values():
+            self.assertEqual((m['l1_misses'], m['stlb_misses']), (1, 1))
+        # the top level is set 0; a region says in which sets it is huge
+        self.assertEqual(self.models(res)['skylake']['l1_misses'], NFUNC + 1)
+        self.assertEqual(res['regions'][0]['huge_sets'], 2)
+        self.assertFalse(res['regions'][0]['huge'])
+
     def test_replay_driver(self):
         spec = importlib.util.spec_from_file_location(
             'itlb_replay', os.path.join(ITLB, 'replay.py'))

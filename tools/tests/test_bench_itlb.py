@@ -1,0 +1,247 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Tests for the bench's iTLB side: tools/itlb/kregions.py (which 2 MB
+regions the kernel PMD-mapped, by file and offset) and the pure logic of
+scripts/bench-itlb.py (region translation, oracle, rows, verdicts, table).
+No QEMU and no guest: the replays themselves run only in make bench.
+
+Run from the repository root:
+    python3 -m unittest discover -s tools/tests -v
+"""
+
+import importlib.machinery
+import importlib.util
+import os
+import struct
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+MB2 = 2 << 20
+
+
+def load(name, path):
+    loader = importlib.machinery.SourceFileLoader(name, path)
+    spec = importlib.util.spec_from_loader(name, loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+kr = load('kregions', os.path.join(TOP, 'tools', 'itlb', 'kregions.py'))
+bi = load('bench_itlb', os.path.join(TOP, 'scripts', 'bench-itlb.py'))
+ht = load('hugetext_tool', os.path.join(TOP, 'tools', 'hugetext'))
+
+
+def mapping(start, end, offset, path='/usr/bin/prog', pmd_kb=0, perms='r-xp'):
+    return {'start': start, 'end': end, 'perms': perms, 'offset': offset,
+            'dev': '08:01', 'inode': 12, 'path': path, 'vmflags': [],
+            'fields': {'FilePmdMapped': pmd_kb << 10}}
+
+
+class ScanParseTest(unittest.TestCase):
+    def test_ioctl_number(self):
+        # _IOWR('f', 16, struct pm_scan_arg) in include/uapi/linux/fs.h
+        self.assertEqual(kr.PAGEMAP_SCAN, 0xc0606610)
+        self.assertEqual(kr.PM_SCAN_ARG.size, 96)
+
+    def test_parse_vec(self):
+        buf = struct.pack('<6Q', 0x400000, 0x800000, kr.PAGE_IS_HUGE,
+                          0x1000000, 0x1200000, kr.PAGE_IS_HUGE | 8)
+        buf += bytes(24)
+        self.assertEqual(kr.parse_scan_vec(buf, 2),
+                         [(0x400000, 0x800000), (0x1000000, 0x1200000)])
+        with self.assertRaises(kr.RegionError):
+            kr.parse_scan_vec(struct.pack('<3Q', 5, 5, kr.PAGE_IS_HUGE), 1)
+
+    def test_merge(self):
+        self.assertEqual(kr.merge([(4, 6), (0, 2), (2, 3)]), [(0, 3), (4, 6)])
+
+
+class TranslateTest(unittest.TestCase):
+    def test_by_vma_offset(self):
+        # PIE text at 0x55..., file offset 0xcd000, congruent mod 2 MB,
+        # its tail padded to 0x600000 in the file
+        m = mapping(0x5555556cd000, 0x555555c00000, 0xcd000)
+        self.assertEqual(kr.file_regions(m, [(0x555555800000,
+                                              0x555555c00000)]),
+                         [0x200000, 0x400000])
+
+    def test_head_padded_mapping(self):
+        # head padding: the mapping starts at the 2 MB boundary below the
+        # text, with the file bytes before it (offset 0x200000, text at
+        # 0x231000): the region is named by the mapping's offset
+        m = mapping(0x600000, 0x1a00000, 0x200000, pmd_kb=20480)
+        self.assertEqual(kr.file_regions(m, [(0x600000, 0x1a00000)]),
+                         list(range(0x200000, 0x1600000, MB2)))
+
+    def test_clipped_to_mapping(self):
+        m = mapping(0x800000, 0xa00000, 0x400000)
+        self.assertEqual(kr.file_regions(m, [(0x400000, 0xc00000)]),
+                         [0x400000])
+
+    def test_not_aligned_or_congruent(self):
+        m = mapping(0x400000, 0x800000, 0x1000)
+        with self.assertRaises(kr.RegionError):
+            kr.file_regions(m, [(0x400000, 0x600000)])
+        m = mapping(0x401000, 0x900000, 0x1000)
+        with self.assertRaises(kr.RegionError):
+            kr.file_regions(m, [(0x401000, 0x601000)])
+
+    def test_checked_against_smaps(self):
+        maps = [mapping(0x400000, 0x800000, 0, pmd_kb=4096),
+                mapping(0x800000, 0x900000, 0x400000, perms='r--p'),
+                mapping(0x7f0000000000, 0x7f0000400000, 0, '/lib/libx.so',
+                        pmd_kb=2048)]
+        scans = {0x400000: [(0x400000, 0x800000)],
+                 0x7f0000000000: [(0x7f0000200000, 0x7f0000400000)]}
+        got = kr.process_regions(maps, lambda s, e: scans.get(s, []))
+        self.assertEqual(got, {'/usr/bin/prog': [0, MB2],
+                               '/lib/libx.so': [MB2]})
+        # one region fewer than FilePmdMapped says: loud
+        scans[0x400000] = [(0x400000, 0x600000)]
+        with self.assertRaisesRegex(kr.RegionError, 'FilePmdMapped 4096 kB'):
+            kr.process_regions(maps, lambda s, e: scans.get(s, []))
+
+    def test_live_self(self):
+        # this process: PAGEMAP_SCAN agrees with smaps (no huge text here,
+        # most likely, but the ioctl and the check run for real)
+        def read_smaps(pid):
+            with open('/proc/%d/smaps' % pid) as f:
+                return f.read()
+        try:
+            got = kr.read_regions(os.getpid(), read_smaps, ht.parse_smaps)
+        except kr.RegionError as e:
+            if 'Linux 6.7' in str(e):
+                self.skipTest(str(e))
+            raise
+        self.assertIsNotNone(got)
+        maps, regions = got
+        self.assertTrue(kr.exec_file_maps(maps))
+        for path, offs in regions.items():
+            self.assertTrue(all(o % MB2 == 0 for o in offs), path)
+
+    def test_disagreement(self):
+        # the scan finds one region more than smaps says: a RegionError
+        # after every try, unless the process is exiting (exit_mmap()
+        # tears the mappings down under both readers): then no sample
+        text = ('00400000-00800000 r-xp 00000000 08:01 12 /usr/bin/prog\n'
+                'FilePmdMapped:      2048 kB\n')
+        real = kr.pagemap_scan
+        kr.pagemap_scan = lambda fd, s, e: [(0x400000, 0x800000)]
+        try:
+            with self.assertRaisesRegex(kr.RegionError, 'finds 2'):
+                kr.read_regions(os.getpid(), lambda pid: text,
+                                ht.parse_smaps, is_exiting=lambda pid: False)
+            self.assertIsNone(kr.read_regions(
+                os.getpid(), lambda pid: text, ht.parse_smaps,
+                is_exiting=lambda pid: True))
+        finally:
+            kr.pagemap_scan = real
+        self.assertFalse(kr.exiting(os.getpid()))
+        self.assertTrue(kr.exiting(0x7ffffff0))
+
+    def test_union(self):
+        self.assertEqual(kr.union({'/a': [0]}, {'/a': [MB2], '/b': [0]}),
+                         {'/a': [0, MB2], '/b': [0]})
+
+
+PAD = 'hugetext=3 htknobs=hugetext_pad_threshold=4096,hugetext_pad_rodata=1'
+MODES = [('hugetext', 'hugetext=3'), ('thp-always', 'hugetext=0'),
+         ('hugetext-pad', PAD),
+         ('cap2', PAD + ',khugepaged/max_nr_hugetext=2')]
+P = '/usr/bin/prog'
+
+
+class RowsTest(unittest.TestCase):
+    def test_mode_kind(self):
+        self.assertEqual([bi.mode_kind(a) for _, a in MODES],
+                         [('plain', None), ('plain', None), ('pad', None),
+                          ('cap', 2)])
+        self.assertEqual(bi.mode_kind('hugetext=3 htknobs='
+                                      'hugetext_pad_threshold=0'),
+                         ('plain', None))
+
+    def test_head_regions(self):
+        rset = ((P, 0x200000), (P, 0x400000), (P, 0x1800000), ('/l', 0))
+        # text from 0x231000: the region at 0x200000 is the head's
+        self.assertEqual(bi.head_regions(rset, {P: 0x231000}),
+                         ((P, 0x200000),))
+        # an aligned text start has no head region
+        self.assertEqual(bi.head_regions(rset, {P: 0x400000}), ())
+
+    def test_oracle(self):
+        counts = {(P, 0): 5, (P, MB2): 50, (P, 2 * MB2): 50, ('/l', 0): 9}
+        cand = ((P, 0), (P, MB2), (P, 2 * MB2), ('/l', 0))
+        self.assertEqual(bi.oracle(cand, counts, 2), ((P, MB2), (P, 2 * MB2)))
+        self.assertEqual(bi.oracle(cand, counts, 3),
+                         (('/l', 0), (P, MB2), (P, 2 * MB2)))
+        # ties: by path then offset; more slots than candidates: all
+        self.assertEqual(bi.oracle(((P, 0), ('/a', 0)), {}, 1), (('/a', 0),))
+        self.assertEqual(len(bi.oracle(cand, counts, 8)), 4)
+        self.assertAlmostEqual(bi.share(((P, MB2),), counts, 200), 25.0)
+
+    def test_translate(self):
+        ident = {'size': 10, 'sha1': 'ab'}
+        host = {P: ('/usr/lib/real/prog', ident)}
+        self.assertEqual(bi.translate(((P, MB2),), {P: ident}, host.get),
+                         ['file 0x200000 /usr/lib/real/prog'])
+        with self.assertRaisesRegex(bi.BenchError, 'is not the host'):
+            bi.translate(((P, 0),), {P: {'size': 10, 'sha1': 'cd'}},
+                         host.get)
+        with self.assertRaisesRegex(bi.BenchError, 'not on this host'):
+            bi.translate((('/x', 0),), {'/x': ident}, host.get)
+        with self.assertRaisesRegex(bi.BenchError, 'not 2 MB aligned'):
+            bi.translate(((P, 4096),), {P: ident}, host.get)
+
+    def test_plan_rows(self):
+        recs = {m: {'pmd_regions': {P: [MB2]}} for m, _ in MODES}
+        rows = bi.plan_rows(MODES, recs)
+        self.assertEqual([r['row'] for r in rows],
+                         ['4 KB', 'hugetext', 'thp-always', 'hugetext-pad',
+                          'hugetext-pad, tail only', 'cap2', 'cap2, oracle'])
+        self.assertEqual(rows[-1]['candidates'], 'hugetext-pad')
+        self.assertEqual(rows[-1]['n'], 2)
+        # a mode that did not run has no row; no padded mode, no oracle
+        del recs['hugetext-pad']
+        self.assertEqual([r['row'] for r in bi.plan_rows(MODES, recs)],
+                         ['4 KB', 'hugetext', 'thp-always', 'cap2'])
+
+    def model(self, name, l1, stlb):
+        return {'name': name, 'l1_misses': l1, 'stlb_misses': stlb}
+
+    def test_cells_and_verdicts(self):
+        base = bi.model_cells({'models': [self.model('skylake', 100, 10)]},
+                              1000, None)
+        self.assertEqual(base['skylake']['l1_mpki'], 100.0)
+        cells = bi.model_cells({'models': [self.model('skylake', 25, 0)]},
+                               1000, base)
+        self.assertEqual(cells['skylake']['l1_ratio'], 0.25)
+        self.assertEqual(cells['skylake']['stlb_ratio'], 0.0)
+
+        def row(name, kind, l1, sh, **kw):
+            r = {'row': name, 'kind': kind, 'share': sh, 'set': (),
+                 'huge_share': sh, 'cells': bi.model_cells(
+                     {'models': [self.model('skylake', l1, 1)]}, 1000, base)}
+            r.update(kw)
+            return r
+        rows = [row('4 KB', 'none', 100, 0.0),
+                row('pad', 'pad', 30, 90.0),
+                row('cap2', 'cap', 20, 45.0, n=2),
+                row('cap2, oracle', 'oracle', 25, 50.0, n=2,
+                    candidates='pad')]
+        v = bi.cap_verdicts(rows, ['skylake'])
+        self.assertEqual(len(v), 1)
+        self.assertAlmostEqual(v[0]['share_ratio'], 90.0)
+        self.assertTrue(v[0]['share_ok'])
+        self.assertEqual(v[0]['models']['skylake'],
+                         {'sampler': 20, 'oracle': 25, 'all': 30,
+                          'sampler_lower': True, 'oracle_lower': True})
+        lines = bi.table([{'program': 'prog', 'rows': rows}], ['skylake'])
+        self.assertEqual(len(lines), 2 + len(rows))
+        self.assertIn('| prog | cap2 | 0 | 45.0 | 20 (0.2) | 1 (0.1) |',
+                      lines[4])
+
+
+if __name__ == '__main__':
+    unittest.main()
