@@ -117,11 +117,17 @@ def process_regions(maps, scan, pmd=PMD):
         offs = file_regions(m, ranges, pmd)
         want = m['fields'].get('FilePmdMapped', 0)
         if len(offs) * pmd != want:
+            # the other smaps fields of the mapping say what the extra PMD
+            # maps (an anonymous THP counts in AnonHugePages, not here)
             raise RegionError(
                 '%s %#x-%#x: PAGEMAP_SCAN finds %d PMD-mapped regions '
-                '(%s), smaps FilePmdMapped %d kB'
+                '(%s), smaps FilePmdMapped %d kB (AnonHugePages %d kB, '
+                'Rss %d kB, Anonymous %d kB)'
                 % (m['path'], m['start'], m['end'], len(offs),
-                   ' '.join('%#x-%#x' % r for r in ranges), want >> 10))
+                   ' '.join('%#x-%#x' % r for r in ranges), want >> 10,
+                   m['fields'].get('AnonHugePages', 0) >> 10,
+                   m['fields'].get('Rss', 0) >> 10,
+                   m['fields'].get('Anonymous', 0) >> 10))
         if offs:
             out.setdefault(m['path'], []).extend(offs)
     return {p: sorted(set(o)) for p, o in out.items()}
