@@ -2,7 +2,9 @@
 """Write a self-contained C file of N mid-sized functions (default 120): the
 input cc1 compiles in the demo and the bench, long enough under TCG for the
 compiler's text to be sampled while it runs.  With --llvm-ir N: N LLVM IR
-functions instead, the input of the bench's llc-14."""
+functions instead, the input of the bench's llc-14.  With --java N: one Java
+source file of N classes (40 methods each), the input javac compiles in the
+guest's JVM test: enough work for HotSpot to fill megabytes of code cache."""
 import random
 import sys
 
@@ -46,6 +48,24 @@ done:
 
 
 
+def gen_java(n):
+    out = ["import java.util.*;\n", "public class Gen { public static void main(String[] a) {} }\n"]
+    for c in range(n):
+        out.append("class C%d {\n" % c)
+        for m in range(40):
+            out.append("  static int m%(m)d(List<Integer> l, Map<String, Integer> mp) {"
+                       " int s = %(m)d; for (Integer x : l) { s += x * %(c)d;"
+                       " if (s %% 7 == %(r)d) mp.put(\"k\" + s, s); }"
+                       " return s + C%(nc)d.x%(nm)d(); }\n"
+                       "  static int x%(m)d() { return %(cm)d; }\n"
+                       % dict(m=m, c=c, r=m % 7, nc=(c + 1) % n, nm=(m + 1) % 40, cm=c * m))
+        out.append("}\n")
+    return "".join(out)
+
+
+if sys.argv[1:2] == ['--java']:
+    sys.stdout.write(gen_java(int(sys.argv[2])))
+    sys.exit(0)
 if sys.argv[1:2] == ['--llvm-ir']:
     sys.stdout.write(gen_ir(int(sys.argv[2])))
     sys.exit(0)

@@ -81,6 +81,16 @@ python3 "$top/scripts/gen-demo-input.py" --llvm-ir 300 >"$root/opt/hugetext/benc
 # PostgreSQL 15 for make bench: the server, its share files, UTC, and a
 # data directory made here by initdb, owned by an unprivileged user
 # (postgres refuses to run as root; the guest copies it before each run)
+# a real JIT: Debian's OpenJDK 17 (java, javac; bin, conf, lib), with the
+# DSOs its programs and libraries need, and a Java source for javac
+jdk=$(readlink -f /usr/lib/jvm/java-17-openjdk-amd64)
+mkdir -p "$root$jdk"
+rsync -aL --exclude src.zip "$jdk/bin" "$jdk/conf" "$jdk/lib" "$jdk/release" "$root$jdk/"
+find "$jdk/bin" "$jdk/lib" -name '*.so' -o -path "$jdk/bin/*" -type f |
+	while read -r f; do copy_with_libs "$f"; done
+ln -sf "$jdk/bin/java" "$root/usr/bin/java"
+ln -sf "$jdk/bin/javac" "$root/usr/bin/javac"
+python3 "$top/scripts/gen-demo-input.py" --java 40 >"$root/opt/hugetext/Gen.java"
 pgbin=/usr/lib/postgresql/15/bin
 copy_with_libs "$pgbin/postgres"
 mkdir -p "$root/usr/share/postgresql"

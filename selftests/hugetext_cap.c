@@ -17,7 +17,14 @@
  *  - two processes of the same binary, different hot sets: each gets its
  *    own two;
  *  - lowering the cap from 3 to 1 demotes down to one;
- *  - anonymous THP is not capped.
+ *  - one budget for code: with hugetext bit 1 (hugetext_enabled=3) and
+ *    hugetext_hotcold --jit 2, its two JIT regions (anonymous memory it
+ *    wrote and made executable) are PMD-mapped with no cap; with cap 2
+ *    and one text and one JIT region hot, exactly those two, never more
+ *    than two of text and JIT together; a phase change moves the slots
+ *    between text and JIT; the anon counters count it; two processes
+ *    each get their own;
+ *  - anonymous data THP is not capped.
  */
 #include <errno.h>
 #include <signal.h>
@@ -51,9 +58,14 @@
 
 struct proc {
 	pid_t pid;
-	int n;
+	int n;			/* text regions: 0..n-1 */
 	unsigned long first;
+	int k;			/* JIT regions: n..n+k-1 */
+	unsigned long jit_first, stride;
 };
+
+/* the regions wait_sets() compares (the others may be anything) */
+static unsigned int care = ~0u;
 
 static char longstr[4096];
 
@@ -75,7 +87,17 @@ static int collapse_in(struct proc *p, int i)
 	return err;
 }
 
+static int spawn_jit(struct proc *p, const char *jit, const char *hot,
+		     const char *hot2);
+
 static int spawn(struct proc *p, const char *hot, const char *hot2)
+{
+	return spawn_jit(p, NULL, hot, hot2);
+}
+
+/* hugetext_hotcold [--jit @jit] @hot @hot2 */
+static int spawn_jit(struct proc *p, const char *jit, const char *hot,
+		     const char *hot2)
 {
 	char path[512], line[128];
 	int fds[2];
@@ -90,13 +112,19 @@ static int spawn(struct proc *p, const char *hot, const char *hot2)
 	if (p->pid == 0) {
 		dup2(fds[1], 1);
 		close(fds[0]);
-		execl(path, path, hot, hot2, (char *)NULL);
+		if (jit)
+			execl(path, path, "--jit", jit, hot, hot2, (char *)NULL);
+		else
+			execl(path, path, hot, hot2, (char *)NULL);
 		_exit(127);
 	}
 	close(fds[1]);
 	f = fdopen(fds[0], "r");
+	p->k = 0;
 	if (!f || !fgets(line, sizeof(line), f) ||
-	    sscanf(line, "regions %d %lx", &p->n, &p->first) != 2 || p->n < 8) {
+	    sscanf(line, "regions %d %lx jit %d %lx %lx", &p->n, &p->first, &p->k,
+		   &p->jit_first, &p->stride) < 2 || p->n < 8 ||
+	    (jit && p->k != atoi(jit))) {
 		ksft_print_msg("hugetext_hotcold did not start: %s\n", path);
 		kill(p->pid, SIGKILL);
 		waitpid(p->pid, NULL, 0);
@@ -118,7 +146,7 @@ static void stop(struct proc *p)
 	p->pid = 0;
 }
 
-/* bit i: region i of @p is PMD-mapped (one smaps read) */
+/* bit i: region i of @p (text, then JIT) is PMD-mapped (one smaps read) */
 static unsigned int pmd_mask(struct proc *p)
 {
 	char line[512];
@@ -138,6 +166,15 @@ static unsigned int pmd_mask(struct proc *p)
 		if (sscanf(line, "%lx-%lx ", &a, &b) == 2 && strchr(line, '-') < strchr(line, ' ')) {
 			s = a;
 			e = b;
+			continue;
+		}
+		if (sscanf(line, "AnonHugePages: %ld kB", &kb) == 1 && kb > 0) {
+			for (i = 0; i < p->k; i++) {
+				unsigned long r = p->jit_first + i * p->stride;
+
+				if (r >= s && r + REGION <= e && kb * 1024 >= (long)REGION)
+					mask |= 1u << (p->n + i);
+			}
 			continue;
 		}
 		if (sscanf(line, "FilePmdMapped: %ld kB", &kb) != 1 || kb <= 0)
@@ -197,7 +234,7 @@ static double wait_sets(struct proc *p, const unsigned int *want, int np,
 					       i, __builtin_popcount(m), mask_str(m, a), cap);
 				return -2;
 			}
-			if (m != want[i])
+			if ((m & care) != want[i])
 				all = false;
 			if (t - t0 > timeout_s) {
 				ksft_print_msg("process %d: PMD-mapped %s, want %s\n", i,
@@ -278,7 +315,7 @@ int main(void)
 	if (!knob_exists(CAP) || !knob_exists(SAMPLE))
 		ksft_exit_skip("kernel without max_nr_hugetext (no %s%s)\n", THP_DIR, CAP);
 	memset(longstr, '7', sizeof(longstr) - 1);
-	ksft_set_plan(2 * 4 + 8);
+	ksft_set_plan(2 * 4 + 8 + 5);
 	knobs_save();
 
 	test_knob(CAP, cap_good, 3, cap_bad, sizeof(cap_bad) / sizeof(*cap_bad), "3");
@@ -381,7 +418,56 @@ int main(void)
 	ksft_test_result(r >= 0, "cap 3 -> 1: down to one of the hot regions (%.2f s)\n", r);
 	stop(&p[0]);
 
-	/* the cap is about text: anonymous THP in a capped process is not */
+	/* one budget for text and JIT code */
+	{
+		int n = p[0].n, j0 = n, j1 = n + 1;
+		long ac = vmstat_read("hugetext_cap_anon_collapsed");
+		long ad = vmstat_read("hugetext_cap_anon_demoted");
+		char h1[32], h2[32], h3[32], h4[32];
+
+		knob_write("hugetext_enabled", "3");
+		knob_write(CAP, "0");
+		if (spawn_jit(&p[0], "2", "-", "-"))
+			ksft_exit_fail_msg("cannot run hugetext_hotcold --jit 2\n");
+		care = 3u << n;
+		want[0] = 3u << n;
+		r = wait_sets(p, want, 1, 0, 30);
+		care = ~0u;
+		ksft_test_result(r >= 0, "hugetext=3, cap 0: both JIT regions PMD-mapped (%.2f s)\n", r);
+		stop(&p[0]);
+
+		knob_write(CAP, "2");
+		snprintf(h1, sizeof(h1), "2,%d", j0);
+		snprintf(h2, sizeof(h2), "%d,7", j1);
+		if (spawn_jit(&p[0], "2", h1, h2))
+			ksft_exit_fail_msg("cannot run hugetext_hotcold --jit 2\n");
+		want[0] = 1u << 2 | 1u << j0;
+		r = wait_sets(p, want, 1, 2, MAX_PERIODS * SAMPLE_MS / 1000.0 + 5);
+		report("cap 2, text region 2 and JIT region 0 hot: exactly those, never more than 2 of text and JIT", r);
+		kill(p[0].pid, SIGUSR1);
+		want[0] = 1u << 7 | 1u << j1;
+		r = wait_sets(p, want, 1, 2, MAX_PERIODS * SAMPLE_MS / 1000.0 + 5);
+		report("phase change to JIT region 1 and text region 7: the slots follow, never more than 2", r);
+		stop(&p[0]);
+		ac = vmstat_read("hugetext_cap_anon_collapsed") - ac;
+		ad = vmstat_read("hugetext_cap_anon_demoted") - ad;
+		ksft_test_result(ac >= 2 && ad >= 1,
+				 "hugetext_cap_anon_collapsed +%ld (>= 2), hugetext_cap_anon_demoted +%ld (>= 1)\n",
+				 ac, ad);
+
+		snprintf(h3, sizeof(h3), "1,%d", j0);
+		snprintf(h4, sizeof(h4), "%d,4", j1);
+		if (spawn_jit(&p[0], "2", h3, h3) || spawn_jit(&p[1], "2", h4, h4))
+			ksft_exit_fail_msg("cannot run hugetext_hotcold --jit 2 twice\n");
+		want[0] = 1u << 1 | 1u << j0;
+		want[1] = 1u << 4 | 1u << j1;
+		r = wait_sets(p, want, 2, 2, MAX_PERIODS * SAMPLE_MS / 1000.0 + 5);
+		report("two processes with text and JIT: each its own hot 2", r);
+		stop(&p[0]);
+		stop(&p[1]);
+	}
+
+	/* the cap is about code: anonymous data THP in a capped process is not */
 	anon = mmap(NULL, 2 * REGION, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (anon != MAP_FAILED) {
@@ -393,7 +479,8 @@ int main(void)
 	} else {
 		r = -1;
 	}
-	ksft_test_result(r >= (double)REGION, "cap 1: anonymous THP still PMD-mapped (%.0f kB)\n",
+	ksft_test_result(r >= (double)REGION,
+			 "cap 2, hugetext=3: anonymous data THP still PMD-mapped (%.0f kB)\n",
 			 r / 1024);
 	ksft_finished();
 }

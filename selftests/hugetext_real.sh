@@ -35,12 +35,15 @@ echo "1..7"
 
 # coverage PID NAME: print "<coverage-percent> <huge-bytes> <ideal-bytes> <congruent>"
 coverage() {
-	$HT stat --pid "$1" --json | python3 -c '
+	$HT stat --pid "$1" --json 2>/tmp/stat.err >/tmp/stat.json
+	echo "$?" >/tmp/stat.rc
+	python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 m = [m for p in d["processes"] for m in p["mappings"] if m["path"].endswith("/" + sys.argv[1])][0]
 cov = 100.0 * m["huge"] / m["ideal"] if m["ideal"] else 0.0
-print("%.0f %d %d %s" % (cov, m["huge"], m["ideal_if_congruent"], m["congruent"]))' "$2"
+print("%.0f %d %d %s" % (cov, m["huge"], m["ideal_if_congruent"], m["congruent"]))' "$2" \
+		</tmp/stat.json 2>/tmp/stat.py.err
 }
 
 # run_held NAME CMD...: start CMD held waiting, sample after 2 s, release it
@@ -50,7 +53,18 @@ run_held() {
 	cc1) mkfifo /tmp/cc1.in; "$@" </tmp/cc1.in >/dev/null 2>&1 & pid=$!; exec 9>/tmp/cc1.in ;;
 	*) "$@" >/tmp/$name.out 2>&1 & pid=$! ;;
 	esac
+	# the clock starts at the exec: the forked shell may take a while
+	# to get there (under TCG a single 4K page copy in a fault has been
+	# seen to take seconds, see README), and coverage is promised within
+	# 2 s of the exec, not of the fork
+	exe=$(readlink -f "$1") t=0
+	while [ "$(readlink /proc/$pid/exe 2>/dev/null)" != "$exe" ] && [ $t -lt 600 ] &&
+		kill -0 $pid 2>/dev/null; do
+		usleep 100000; t=$((t + 1))
+	done
+	[ $t -gt 0 ] && echo "# $name: exec'd $((t / 10)).$((t % 10)) s after its fork" >&2
 	sleep 2
+	grep -E '^(Name|State):' /proc/$pid/status >/tmp/pre.status 2>&1
 	res=$(coverage $pid "$name")
 	case "$name" in cc1) exec 9>&-; rm -f /tmp/cc1.in ;; esac
 	wait $pid
@@ -59,8 +73,14 @@ run_held() {
 	# KNOWN OPEN: gdb did so once in four boot1 runs on 2 vCPUs
 	# (2026-11-23); run it once more, and say so.
 	if [ -z "$res" ]; then
-		echo "# $name exited $rc before it was sampled:" >&2
+		echo "# $name (pid $pid) was not sampled; it exited $rc; its output:" >&2
 		sed 's/^/#   /' /tmp/$name.out 2>/dev/null | head -n 5 >&2
+		tr '\n' ' ' </tmp/pre.status | sed 's/^/#   at 2 s: /' >&2; echo >&2
+		echo "# stat exited $(cat /tmp/stat.rc); its stderr, JSON head, parser error:" >&2
+		sed 's/^/#   /' /tmp/stat.err | head -n 5 >&2
+		head -c 600 /tmp/stat.json | sed 's/^/#   /' >&2; echo >&2
+		sed 's/^/#   /' /tmp/stat.py.err | tail -n 3 >&2
+		dmesg | tail -n 5 | sed 's/^/#   dmesg: /' >&2
 		if [ -z "${retried:-}" ]; then
 			echo "# KNOWN OPEN SMP ISSUE: running $name once more" >&2
 			retried=1 run_held "$name" "$@"

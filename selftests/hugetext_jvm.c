@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A real JIT under hugetext: Debian's OpenJDK 17 (HotSpot, tiered C1/C2)
+ * running javac over a generated 40-class source, with THP "madvise" and
+ * khugepaged's default knobs.  On x86-64 HotSpot commits its code cache
+ * (the CodeHeap mappings) read-write-execute and writes code into it in
+ * place (no W^X remapping as with MAP_JIT on macOS/arm64), so its code
+ * cache is anonymous memory with VM_EXEC from the start: hugetext bit 1
+ * gives it PMD pages at fault or by collapse.  The mprotect() path of a
+ * JIT that maps code read-write first is covered by hugetext_jit and
+ * hugetext_cap (hugetext_hotcold --jit).
+ *
+ * Every 50 ms while javac runs, its smaps is read: code regions PMD-mapped
+ * are AnonHugePages of its executable anonymous mappings (the code cache)
+ * and FilePmdMapped of its executable file mappings (libjvm.so, java),
+ * both in 2 MB units.  Checked:
+ *  - hugetext=0: no code PMD-mapped;
+ *  - hugetext=2 (JIT only): code cache PMD-mapped, file text not;
+ *  - hugetext=3: code cache and libjvm.so's text PMD-mapped;
+ *  - hugetext=3 with max_nr_hugetext=2 (100 ms samples): never more than
+ *    2 code regions (text and JIT together) PMD-mapped at any poll, and
+ *    some are;
+ *  - javac's output (the class files) is byte-identical in every mode.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest.h"
+#include "hugetext_util.h"
+
+#define REGION (2UL << 20)
+#define CAP "khugepaged/max_nr_hugetext"
+#define SAMPLE "khugepaged/hugetext_sample_millisecs"
+#define JAVAC "/usr/bin/javac"
+#define SOURCE "/opt/hugetext/Gen.java"
+#define TIMEOUT_S 900
+
+struct sample {
+	long jit;	/* AnonHugePages of executable anonymous mappings */
+	long text;	/* FilePmdMapped of executable file mappings */
+	long libjvm;	/* FilePmdMapped of libjvm.so */
+	long cache;	/* size of executable anonymous mappings */
+};
+
+struct run {
+	int polls, status;
+	double secs;
+	long max_jit, max_text, max_libjvm, max_cache;
+	long max_regions;	/* most code regions PMD-mapped at one poll */
+};
+
+/* one smaps read of @pid; -1 if it is gone */
+static int sample(int pid, struct sample *s)
+{
+	char line[512], perms[8] = "", path[256];
+	bool exec = false, anon = false, jvm = false;
+	unsigned long a, b, off;
+	long kb;
+	FILE *f;
+
+	snprintf(line, sizeof(line), "/proc/%d/smaps", pid);
+	f = fopen(line, "r");
+	if (!f)
+		return -1;
+	memset(s, 0, sizeof(*s));
+	while (fgets(line, sizeof(line), f)) {
+		path[0] = 0;
+		if (strchr(line, '-') < strchr(line, ' ') &&
+		    sscanf(line, "%lx-%lx %7s %lx %*s %*s %255s", &a, &b, perms, &off, path) >= 4) {
+			exec = strchr(perms, 'x');
+			anon = !path[0];
+			jvm = strstr(path, "/libjvm.so") != NULL;
+			if (exec && anon)
+				s->cache += b - a;
+			continue;
+		}
+		if (!exec)
+			continue;
+		if (anon && sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
+			s->jit += kb << 10;
+		else if (!anon && sscanf(line, "FilePmdMapped: %ld kB", &kb) == 1) {
+			s->text += kb << 10;
+			if (jvm)
+				s->libjvm += kb << 10;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* javac @out_dir while sampling it every 50 ms */
+static int run_javac(const char *out_dir, struct run *r)
+{
+	char log[256];
+	double t0 = mono_now();
+	struct sample s;
+	pid_t pid;
+	int st;
+
+	memset(r, 0, sizeof(*r));
+	mkdir(out_dir, 0755);
+	snprintf(log, sizeof(log), "%s.log", out_dir);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		freopen(log, "w", stdout);
+		dup2(1, 2);
+		execl(JAVAC, JAVAC, "-J-Xshare:auto", "-d", out_dir, SOURCE, (char *)NULL);
+		_exit(127);
+	}
+	for (;;) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			break;
+		if (mono_now() - t0 > TIMEOUT_S) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			break;
+		}
+		if (!sample(pid, &s)) {
+			r->polls++;
+			r->max_jit = MAX(r->max_jit, s.jit);
+			r->max_text = MAX(r->max_text, s.text);
+			r->max_libjvm = MAX(r->max_libjvm, s.libjvm);
+			r->max_cache = MAX(r->max_cache, s.cache);
+			r->max_regions = MAX(r->max_regions,
+					     (s.jit + s.text) / (long)REGION);
+		}
+		usleep(50000);
+	}
+	r->secs = mono_now() - t0;
+	r->status = st;
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		char buf[4096] = "";
+		FILE *f = fopen(log, "r");
+
+		if (f) {
+			buf[fread(buf, 1, sizeof(buf) - 1, f)] = 0;
+			fclose(f);
+		}
+		ksft_print_msg("javac exited with status %#x:\n", st);
+		print_indented(buf);
+		return -1;
+	}
+	return 0;
+}
+
+static void report(const char *mode, const struct run *r)
+{
+	ksft_print_msg("%s: javac %.1f s, %d polls; most at one poll: code cache %ld KB committed, %ld KB of it PMD-mapped; text PMD-mapped %ld KB (libjvm.so %ld KB); %ld code regions\n",
+		       mode, r->secs, r->polls, r->max_cache >> 10, r->max_jit >> 10,
+		       r->max_text >> 10, r->max_libjvm >> 10, r->max_regions);
+}
+
+/* Are the files of @a and @b the same, byte for byte?  Counts in *@n. */
+static bool same_dirs(const char *a, const char *b, int *n)
+{
+	struct dirent *de;
+	DIR *d = opendir(a);
+	bool same = true;
+
+	*n = 0;
+	if (!d)
+		return false;
+	while ((de = readdir(d))) {
+		char pa[512], pb[512], ba[65536], bb[65536];
+		FILE *fa, *fb;
+		size_t la, lb;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(pa, sizeof(pa), "%s/%s", a, de->d_name);
+		snprintf(pb, sizeof(pb), "%s/%s", b, de->d_name);
+		fa = fopen(pa, "r");
+		fb = fopen(pb, "r");
+		if (!fa || !fb) {
+			same = false;
+		} else {
+			do {
+				la = fread(ba, 1, sizeof(ba), fa);
+				lb = fread(bb, 1, sizeof(bb), fb);
+				if (la != lb || memcmp(ba, bb, la))
+					same = false;
+			} while (same && la);
+		}
+		if (fa)
+			fclose(fa);
+		if (fb)
+			fclose(fb);
+		if (!same) {
+			ksft_print_msg("%s differs from %s\n", pb, pa);
+			break;
+		}
+		(*n)++;
+	}
+	closedir(d);
+	return same && *n > 0;
+}
+
+int main(void)
+{
+	static const struct {
+		const char *ht, *cap, *name, *dir;
+	} modes[] = {
+		{ "0", "0", "hugetext=0", "/tmp/jvm-0" },
+		{ "2", "0", "hugetext=2", "/tmp/jvm-2" },
+		{ "3", "0", "hugetext=3", "/tmp/jvm-3" },
+		{ "3", "2", "hugetext=3, max_nr_hugetext=2", "/tmp/jvm-cap" },
+	};
+	struct run r[4];
+	int i, ok[4], n;
+	long ac;
+
+	ksft_print_header();
+	if (!knob_exists("hugetext_enabled"))
+		ksft_exit_skip("kernel without CONFIG_HUGETEXT\n");
+	if (access(JAVAC, X_OK) || access(SOURCE, R_OK))
+		ksft_exit_skip("no %s or %s in this root file system\n", JAVAC, SOURCE);
+	ksft_set_plan(5);
+	knobs_save();
+	if (knob_write("enabled", "madvise"))
+		ksft_exit_fail_msg("cannot set THP enabled=madvise\n");
+	khugepaged_defaults();
+	knob_write(SAMPLE, "100");
+
+	ac = vmstat_read("hugetext_cap_anon_collapsed");
+	for (i = 0; i < 4; i++) {
+		if (knob_write("hugetext_enabled", modes[i].ht) ||
+		    (knob_exists(CAP) && knob_write(CAP, modes[i].cap)))
+			ksft_exit_fail_msg("cannot set hugetext_enabled=%s, cap %s\n",
+					   modes[i].ht, modes[i].cap);
+		drop_caches();
+		ok[i] = !run_javac(modes[i].dir, &r[i]);
+		report(modes[i].name, &r[i]);
+	}
+	ac = vmstat_read("hugetext_cap_anon_collapsed") - ac;
+
+	ksft_test_result(ok[0] && r[0].max_jit == 0 && r[0].max_text == 0,
+			 "hugetext=0: no code PMD-mapped (code cache %ld KB, text %ld KB)\n",
+			 r[0].max_jit >> 10, r[0].max_text >> 10);
+	ksft_test_result(ok[1] && r[1].max_jit >= (long)REGION && r[1].max_text == 0,
+			 "hugetext=2: the code cache PMD-mapped (%ld KB), text not (%ld KB)\n",
+			 r[1].max_jit >> 10, r[1].max_text >> 10);
+	ksft_test_result(ok[2] && r[2].max_jit >= (long)REGION &&
+			 r[2].max_libjvm >= (long)REGION,
+			 "hugetext=3: the code cache (%ld KB) and libjvm.so's text (%ld KB) PMD-mapped\n",
+			 r[2].max_jit >> 10, r[2].max_libjvm >> 10);
+	if (!knob_exists(CAP))
+		ksft_test_result_skip("kernel without max_nr_hugetext\n");
+	else
+		ksft_test_result(ok[3] && r[3].max_regions <= 2 && r[3].max_regions >= 1,
+				 "hugetext=3, cap 2: at most 2 code regions PMD-mapped at any of %d polls (most %ld; hugetext_cap_anon_collapsed +%ld)\n",
+				 r[3].polls, r[3].max_regions, ac);
+	for (i = 1; i < 4; i++)
+		if (!ok[i] || !same_dirs(modes[0].dir, modes[i].dir, &n))
+			break;
+	ksft_test_result(ok[0] && i == 4,
+			 "javac's %d class files are byte-identical in every mode\n", n);
+	ksft_finished();
+}
