@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make check: everything, from a fresh clone.  Each step and each TAP result
-# from the guests counts; the last line is "N passed, N failed"; non-zero exit
+# the guests write to their results channel (run-qemu.sh --results) counts; the last line is "N passed, N failed"; non-zero exit
 # on any failure.  Logs in out/check/.  A Ctrl-C (SIGINT, SIGTERM, SIGHUP)
 # stops the current step and its guest within seconds and ends with
 # "make check: interrupted" (exit 130/143/129), not with a test count.
@@ -29,26 +29,28 @@ step() {
 	tail -n 30 "$logs/$name.log" | sed 's/^/#   /'
 	return 1
 }
-# boot NAME CMDLINE...: one guest run; count its TAP results
+# boot NAME CMDLINE...: one guest run; count the TAP results it wrote to
+# its results channel (out/check/guest-NAME.tap; its console: guest-NAME.log)
 # (BOOT_KERNEL=IMAGE boots another kernel than out/bzImage, BOOT_CPUS=N
 # gives it N vCPUs instead of 2)
 boot() {
 	local name=$1; shift
-	local log="$logs/guest-$name.log" s=$(date +%s) p f
+	local log="$logs/guest-$name.log" tap="$logs/guest-$name.tap" s=$(date +%s) p f
 	local rc=0
-	rig_run "$top/scripts/run-qemu.sh" --log "$log" --timeout 900 \
+	rig_run "$top/scripts/run-qemu.sh" --log "$log" --results "$tap" --timeout 900 \
 		${BOOT_KERNEL:+--kernel "$BOOT_KERNEL"} ${BOOT_CPUS:+--cpus "$BOOT_CPUS"} -- "$@" \
 		>"$logs/guest-$name.verdict" 2>&1 || rc=$?
 	tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
-	grep -E '^(not )?ok [0-9]+ ' "$log" | sed "s/^/  [$name] /"
-	p=$(grep -cE '^ok [0-9]+ ' "$log")
-	f=$(grep -cE '^not ok [0-9]+ ' "$log")
+	[ -f "$tap" ] || : >"$tap"
+	grep -E '^(not )?ok [0-9]+ ' "$tap" | sed "s/^/  [$name] /"
+	p=$(grep -cE '^ok [0-9]+ ' "$tap")
+	f=$(grep -cE '^not ok [0-9]+ ' "$tap")
 	pass=$((pass + p)); fail=$((fail + f))
 	if [ $rc -eq 0 ]; then
 		ok "guest $name: $* ($(( $(date +%s) - s ))s, console clean, exit status 0)"
 	else
 		nok "guest $name: $* ($(( $(date +%s) - s ))s)"
-		sed 's/^/#   /' "$logs/guest-$name.verdict" | tail -n 50
+		sed 's/^/#   /' "$logs/guest-$name.verdict" | tail -n 70
 	fi
 }
 
@@ -87,7 +89,7 @@ if step kernel-builds-bisectable-and-hugetext-n "$top/scripts/bisect-build.sh"; 
 		# selftests' khugepaged cases give the same results
 		BOOT_KERNEL="$top/out/bzImage-nohugetext" boot nohugetext htrun=check:thpcmp
 		step thp-selftests-same-with-hugetext-off python3 "$top/scripts/thp-compare.py" \
-			"$logs/guest-hugetext0.log" "$logs/guest-nohugetext.log"
+			"$logs/guest-hugetext0.tap" "$logs/guest-nohugetext.tap"
 	}
 fi
 echo "# make check took $(( $(date +%s) - t0 ))s; logs in out/check/"
