@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# make check: everything, from a fresh clone.  Each step and each TAP result
-# the guests write to their results channel (run-qemu.sh --results) counts; the last line is "N passed, N failed"; non-zero exit
-# on any failure.  Logs in out/check/.  A Ctrl-C (SIGINT, SIGTERM, SIGHUP)
-# stops the current step and its guest within seconds and ends with
-# "make check: interrupted" (exit 130/143/129), not with a test count.
+# make check: everything, from a fresh clone.  Each step, each guest boot of
+# scripts/boots.list and each TAP result the guests write to their results
+# channel (scripts/run-qemu.sh --results) counts; the last line is
+# "N passed, N failed"; non-zero exit on any failure.  Logs in out/check/.
+# A Ctrl-C (SIGINT, SIGTERM, SIGHUP) stops the current step and its guest
+# within seconds and ends with "make check: interrupted" (exit
+# 130/143/129), not with a test count.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/base.sh"
@@ -29,16 +31,15 @@ step() {
 	tail -n 30 "$logs/$name.log" | sed 's/^/#   /'
 	return 1
 }
-# boot NAME CMDLINE...: one guest run; count the TAP results it wrote to
-# its results channel (out/check/guest-NAME.tap; its console: guest-NAME.log)
-# (BOOT_KERNEL=IMAGE boots another kernel than out/bzImage, BOOT_CPUS=N
-# gives it N vCPUs instead of 2)
+# boot NAME CPUS KERNEL TIMEOUT CMDLINE...: one guest run (a line of
+# scripts/boots.list); count the TAP results it wrote to its results
+# channel (out/check/guest-NAME.tap; its console: guest-NAME.log)
 boot() {
-	local name=$1; shift
+	local name=$1 cpus=$2 kernel=$3 tmo=$4; shift 4
 	local log="$logs/guest-$name.log" tap="$logs/guest-$name.tap" s=$(date +%s) p f
 	local rc=0
-	rig_run "$top/scripts/run-qemu.sh" --log "$log" --results "$tap" --timeout 900 \
-		${BOOT_KERNEL:+--kernel "$BOOT_KERNEL"} ${BOOT_CPUS:+--cpus "$BOOT_CPUS"} -- "$@" \
+	rig_run "$top/scripts/run-qemu.sh" --log "$log" --results "$tap" --timeout "$tmo" \
+		--kernel "$top/out/$kernel" --cpus "$cpus" -- "$@" \
 		>"$logs/guest-$name.verdict" 2>&1 || rc=$?
 	tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
 	[ -f "$tap" ] || : >"$tap"
@@ -52,6 +53,19 @@ boot() {
 		nok "guest $name: $* ($(( $(date +%s) - s ))s)"
 		sed 's/^/#   /' "$logs/guest-$name.verdict" | tail -n 70
 	fi
+}
+# boots: every line of scripts/boots.list, in order
+boots() {
+	local line lines name cpus kernel tmo rest args n=0
+	mapfile -t lines <"$top/scripts/boots.list"
+	for line in "${lines[@]}"; do
+		n=$((n + 1))
+		read -r name cpus kernel tmo rest <<<"$line"
+		case "$name" in ''|\#*) continue ;; esac
+		case "$cpus$tmo" in *[!0-9]*|'') nok "scripts/boots.list:$n: bad line: $line"; continue ;; esac
+		read -r -a args <<<"$rest"
+		boot "$name" "$cpus" "$kernel" "$tmo" "${args[@]}"
+	done
 }
 
 echo "# hugetext make check: base $BASE_PKG $BASE_VERSION (pinned)"
@@ -70,24 +84,8 @@ if step kernel-builds-bisectable-and-hugetext-n "$top/scripts/bisect-build.sh"; 
 	# the same during "make demo"'s guest boot; the next runs are the boots
 	step rig-interrupt-guest "$top/scripts/test-interrupt.sh" guest
 	step rootfs "$top/scripts/mkrootfs.sh" && {
-		boot hugetext1 hugetext=1 htrun=check:boot1
-		boot hugetext1b hugetext=1 htrun=check:boot1b
-		boot hugetext0 hugetext=0 htrun=check:boot0
-		boot hugetext3 hugetext=3 htrun=check:boot3
-		# the boot parameter's bad-input matrix: each leaves hugetext off
-		# and logs one line
-		boot hugetext-garbage hugetext=garbage htrun=check:bootbad
-		boot hugetext4 hugetext=4 htrun=check:bootbad
-		boot hugetext-empty hugetext= htrun=check:bootbad
-		boot hugetext-minus1 hugetext=-1 htrun=check:bootbad
-		boot hugetext-hex hugetext=0x1 htrun=check:bootbad
-		boot hugetext-11 hugetext=11 htrun=check:bootbad
-		boot hugetext-overflow hugetext=18446744073709551617 htrun=check:bootbad
-		# the prompt collapse's cost in an exec storm, one worker per vCPU
-		BOOT_CPUS=4 boot execstorm hugetext=1 htrun=check:execstorm
-		# hugetext=0 (boot0 above) against CONFIG_HUGETEXT=n: the THP
-		# selftests' khugepaged cases give the same results
-		BOOT_KERNEL="$top/out/bzImage-nohugetext" boot nohugetext htrun=check:thpcmp
+		boots
+		# hugetext=0 against CONFIG_HUGETEXT=n (two boots of the table)
 		step thp-selftests-same-with-hugetext-off python3 "$top/scripts/thp-compare.py" \
 			"$logs/guest-hugetext0.tap" "$logs/guest-nohugetext.tap"
 	}
