@@ -26,19 +26,13 @@ if [ ! -f "$out/bzImage" ]; then
 	rig_run "$top/scripts/build-kernel.sh"
 fi
 
-# the rootfs: rebuilt when missing or older than what the bench puts in it
+# the rootfs: rebuilt when stale (the Makefile's graph: out/rootfs.img), or
+# when it has no PostgreSQL data directory (an image older than the bench)
 img="$out/rootfs.img"
-rebuild=0
-[ -f "$img" ] || rebuild=1
-for f in scripts/guest/bench scripts/guest/init scripts/guest/lib.sh scripts/mkrootfs.sh \
-	scripts/gen-demo-input.py tools/bench/jitbench.c tools/hugetext \
-	tools/itlb/kregions.py tools/bench/pg-queries.sql tools/bench/noitimer.c; do
-	[ "$top/$f" -nt "$img" ] && rebuild=1
-done
-if [ $rebuild -eq 0 ] && ! debugfs -R 'ls /opt/hugetext' "$img" 2>/dev/null | grep -q pgdata; then
-	rebuild=1
+rig_run make -s -C "$top" out/rootfs.img
+if ! debugfs -R 'ls /opt/hugetext' "$img" 2>/dev/null | grep -q pgdata; then
+	"$top/scripts/mkrootfs.sh"
 fi
-[ $rebuild -eq 0 ] || "$top/scripts/mkrootfs.sh"
 
 mkdir -p "$dir"
 rm -rf "$dir/data" "$dir"/console-*.log* "$dir"/output-*.txt* "$dir/results.json" "$dir/report.md" "$dir/coverage.png"

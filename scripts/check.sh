@@ -6,15 +6,25 @@
 # A Ctrl-C (SIGINT, SIGTERM, SIGHUP) stops the current step and its guest
 # within seconds and ends with "make check: interrupted" (exit
 # 130/143/129), not with a test count.
+#
+#   check.sh --plan   (make -n check) print the plan, run nothing: each step
+#                     with its command (and for a make target, what make
+#                     would rebuild), each guest boot with the tests it runs
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/base.sh"
-rig_lock "make check"
-rig_signals "make check"
-RIG_ON_STOP='echo "# stopped after $pass passed, $fail failed: not a result" >&2'
+plan=0
+[ "${1:-}" != --plan ] || plan=1
 logs="$top/out/check"
-rm -rf "$logs"; mkdir -p "$logs"
 pass=0 fail=0
+if [ $plan -eq 0 ]; then
+	rig_lock "make check"
+	rig_signals "make check"
+	RIG_ON_STOP='echo "# stopped after $pass passed, $fail failed: not a result" >&2'
+	rm -rf "$logs"; mkdir -p "$logs"
+else
+	echo "# make check's plan (make -n check: nothing is run)"
+fi
 t0=$(date +%s)
 
 ok()   { pass=$((pass + 1)); echo "ok - $*"; }
@@ -23,6 +33,15 @@ nok()  { fail=$((fail + 1)); echo "not ok - $*"; }
 step() {
 	local name=$1; shift
 	local s=$(date +%s)
+	if [ $plan -eq 1 ]; then
+		local cmd=("${@#"$top"/}")
+		echo "step $name: ${cmd[*]}"
+		if [ "$1" = make ]; then
+			"$@" -n 2>&1 | grep -v -e '^make.*: Nothing to be done' -e 'deps\.sh$' |
+				sed 's/^/    would run: /'
+		fi
+		return 0
+	fi
 	if rig_run "$@" >"$logs/$name.log" 2>&1; then
 		ok "$name ($(( $(date +%s) - s ))s)"
 		return 0
@@ -37,7 +56,17 @@ step() {
 boot() {
 	local name=$1 cpus=$2 kernel=$3 tmo=$4; shift 4
 	local log="$logs/guest-$name.log" tap="$logs/guest-$name.tap" s=$(date +%s) p f
-	local rc=0
+	local rc=0 a
+	if [ $plan -eq 1 ]; then
+		echo "boot $name: $cpus vCPUs, out/$kernel, timeout ${tmo}s: $*"
+		for a in "$@"; do
+			case "$a" in htrun=check:*)
+				"$top/scripts/guest/run-tests" --list "$top/selftests/list" "${a#htrun=check:}" |
+					sed 's/^/    runs: /' ;;
+			esac
+		done
+		return 0
+	fi
 	rig_run "$top/scripts/run-qemu.sh" --log "$log" --results "$tap" --timeout "$tmo" \
 		--kernel "$top/out/$kernel" --cpus "$cpus" -- "$@" \
 		>"$logs/guest-$name.verdict" 2>&1 || rc=$?
@@ -73,7 +102,7 @@ step deps "$top/scripts/deps.sh" || { echo "0 passed, 1 failed"; exit 1; }
 if ! step series-applies "$top/scripts/fetch-source.sh"; then
 	echo "$pass passed, $fail failed"; exit 1
 fi
-sed -n '1,/^applied/p;/^  /p' "$logs/series-applies.log" | sed 's/^/# /'
+[ $plan -eq 1 ] || sed -n '1,/^applied/p;/^  /p' "$logs/series-applies.log" | sed 's/^/# /'
 step checkpatch "$top/scripts/checkpatch.sh"
 step tool-unit-tests python3 -m unittest discover -s "$top/tools/tests"
 step tool-stat-json-host sh -c "'$top/tools/hugetext' stat --json | python3 -m json.tool >/dev/null"
@@ -83,13 +112,15 @@ step rig-interrupt-build "$top/scripts/test-interrupt.sh" build
 if step kernel-builds-bisectable-and-hugetext-n "$top/scripts/bisect-build.sh"; then
 	# the same during "make demo"'s guest boot; the next runs are the boots
 	step rig-interrupt-guest "$top/scripts/test-interrupt.sh" guest
-	step rootfs "$top/scripts/mkrootfs.sh" && {
+	# out/rootfs.img from the Makefile's graph: rebuilt when stale
+	step rootfs make -s -C "$top" out/rootfs.img && {
 		boots
 		# hugetext=0 against CONFIG_HUGETEXT=n (two boots of the table)
 		step thp-selftests-same-with-hugetext-off python3 "$top/scripts/thp-compare.py" \
 			"$logs/guest-hugetext0.tap" "$logs/guest-nohugetext.tap"
 	}
 fi
+[ $plan -eq 0 ] || exit 0
 echo "# make check took $(( $(date +%s) - t0 ))s; logs in out/check/"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
