@@ -38,10 +38,12 @@ SELFTESTS_IN := $(filter-out selftests/list,$(wildcard selftests/*))
 ROOTFS_IN := $(S)/mkrootfs.sh $(S)/gen-demo-input.py $(S)/base.sh $(wildcard $(S)/guest/*) \
 	selftests/list tools/hugetext tools/itlb/kregions.py $(wildcard tools/bench/*)
 
-# An image is also rebuilt when out/src is not what it was built from (a
+# An image depends on out/src by content, not by time (out/src is only
+# order-only for it: a touched patch re-runs fetch-source.sh, a no-op, not a
+# kernel build): it is rebuilt when out/src is not what it was built from (a
 # commit or an edit there; IMAGE.src-state, written by build-kernel.sh) or
-# when the series in patches/ is not the one applied (its content, not its
-# files' times).  Decided here, when the Makefile is read, so make -n knows.
+# when the series in patches/ is not the one applied (series_hash).
+# Decided here, when the Makefile is read, so make -n knows.
 ifneq ($(wildcard $(O)/src/.git),)
 SERIES_NOW := $(shell . $(S)/base.sh && series_hash $(CURDIR))
 SERIES_APPLIED := $(firstword $(file < $(SRC_STAMP)))
@@ -58,14 +60,14 @@ $(SRC_STAMP): $(PATCHES) $(S)/base.sh $(S)/fetch-source.sh | deps
 	@$(S)/fetch-source.sh
 	@touch $@
 
-$(O)/bzImage: $(SRC_STAMP) $(KCONFIG) $(call stale,$(O)/bzImage) | deps
+$(O)/bzImage: $(KCONFIG) $(call stale,$(O)/bzImage) | $(SRC_STAMP) deps
 	@$(S)/build-kernel.sh
 
 $(O)/hugetext-n.config:
 	@mkdir -p $(O) && echo "# CONFIG_HUGETEXT is not set" >$@
 
-$(O)/bzImage-nohugetext: $(SRC_STAMP) $(KCONFIG) $(O)/hugetext-n.config \
-		$(call stale,$(O)/bzImage-nohugetext) | deps
+$(O)/bzImage-nohugetext: $(KCONFIG) $(O)/hugetext-n.config \
+		$(call stale,$(O)/bzImage-nohugetext) | $(SRC_STAMP) deps
 	@$(S)/build-kernel.sh --name nohugetext $(O)/hugetext-n.config
 
 # the selftests, static (mkrootfs.sh runs the same make, then a no-op)
