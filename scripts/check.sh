@@ -37,8 +37,9 @@ step() {
 		local cmd=("${@#"$top"/}")
 		echo "step $name: ${cmd[*]}"
 		if [ "$1" = make ]; then
-			"$@" -n 2>&1 | grep -v -e '^make.*: Nothing to be done' -e 'deps\.sh$' |
-				sed 's/^/    would run: /'
+			local todo
+			todo=$("$@" -n 2>&1 | grep -v -e '^make.*: Nothing to be done' -e 'deps\.sh$')
+			echo "${todo:-(up to date)}" | sed 's/^/    would run: /; s/would run: (up to date)/up to date/'
 		fi
 		return 0
 	fi
