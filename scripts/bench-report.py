@@ -23,13 +23,15 @@ import sys
 import time
 
 MB = 1 << 20
-PROGRAMS = ['cc1', 'gdb', 'llc', 'pg', 'jit']
+PROGRAMS = ['cc1', 'gdb', 'llc', 'pg', 'jit', 'javac', 'node']
 PROGRAM_TITLE = {
     'cc1': "gcc's cc1 (ET_EXEC, 20 MB text)",
     'gdb': 'gdb (PIE, 6 MB text)',
     'llc': 'llc-14 (libLLVM-14.so.1, 97 MB text DSO)',
     'pg': 'PostgreSQL 15 postgres --single (PIE, 5 MB text)',
     'jit': 'jitbench (16 MB anonymous code)',
+    'javac': "OpenJDK 17's javac (HotSpot's code cache, anonymous RWX)",
+    'node': 'node 20 running a JS workload (ET_EXEC, 27 MB text)',
 }
 MODE_TITLE = {
     'hugetext': 'hugetext=3, THP madvise',

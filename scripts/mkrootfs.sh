@@ -92,6 +92,10 @@ find "$jdk/bin" "$jdk/lib" -name '*.so' -o -path "$jdk/bin/*" -type f |
 ln -sf "$jdk/bin/java" "$root/usr/bin/java"
 ln -sf "$jdk/bin/javac" "$root/usr/bin/javac"
 python3 "$top/scripts/gen-demo-input.py" --java 40 >"$root/opt/hugetext/Gen.java"
+# V8: Debian's node and a JS workload
+copy_with_libs "$(readlink -f /usr/bin/node)"
+[ -e "$root/usr/bin/node" ] || ln -s "$(readlink -f /usr/bin/node)" "$root/usr/bin/node"
+install -m 0644 "$top/tools/bench/work.js" "$root/opt/hugetext/work.js"
 pgbin=/usr/lib/postgresql/15/bin
 copy_with_libs "$pgbin/postgres"
 mkdir -p "$root/usr/share/postgresql"
