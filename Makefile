@@ -1,10 +1,17 @@
 # hugetext: code huge pages for Linux 6.12.  See README.md.
 # Every target installs what it needs (scripts/deps.sh) and writes only out/.
+#
+# The build graph: out/src (the base plus patches/), out/bzImage and
+# out/bzImage-nohugetext, out/selftests, out/rootfs.img are file targets
+# with their real prerequisites; the scripts are the recipes.  An unchanged
+# tree rebuilds nothing, and "make -n TARGET" shows what would be rebuilt
+# ("make -n check" prints make check's whole plan: scripts/check.sh --plan).
 SHELL := /bin/bash
 S := scripts
+O := out
 
-.PHONY: all demo bench check stress deps source kernel bisect rootfs series-export series-import \
-	tool-test install-tools clean help
+.PHONY: all demo bench check stress deps source kernel bisect rootfs selftests \
+	series-export series-import tool-test install-tools clean help FORCE
 
 all: kernel
 
@@ -15,35 +22,85 @@ help:
 	@echo "make stress    debug kernel (KASAN, lockdep) + 10 min exec/toggle/write storm"
 	@echo "make kernel    out/bzImage from the base + patches/"
 	@echo "make bisect    build every patch of the series on its own, and CONFIG_HUGETEXT=n"
+	@echo "make -n check  make check's plan: what it builds, boots and runs (runs nothing)"
 	@echo "Ctrl-C stops any target within seconds (its guests and builds too)."
 	@echo "make series-export   regenerate patches/ from out/src commits"
 	@echo "make install-tools   install tools/hugetext and its man page (PREFIX=/usr/local)"
 
+# --- the build graph ---------------------------------------------------------
+# out/src: the base with the series applied (scripts/fetch-source.sh records
+# the series' hash and HEAD in this file)
+SRC_STAMP := $(O)/src/.git/hugetext-applied
+PATCHES := patches/series $(wildcard patches/*.patch)
+KCONFIG := $(S)/qemu.config Kconfig.fragment $(S)/build-kernel.sh
+SELFTESTS_STAMP := $(O)/selftests/.built
+SELFTESTS_IN := $(filter-out selftests/list,$(wildcard selftests/*))
+ROOTFS_IN := $(S)/mkrootfs.sh $(S)/gen-demo-input.py $(S)/base.sh $(wildcard $(S)/guest/*) \
+	selftests/list tools/hugetext tools/itlb/kregions.py $(wildcard tools/bench/*)
+
+# An image depends on out/src by content, not by time (out/src is only
+# order-only for it: a touched patch re-runs fetch-source.sh, a no-op, not a
+# kernel build): it is rebuilt when out/src is not what it was built from (a
+# commit or an edit there; IMAGE.src-state, written by build-kernel.sh) or
+# when the series in patches/ is not the one applied (series_hash).
+# Decided here, when the Makefile is read, so make -n knows.
+ifneq ($(wildcard $(O)/src/.git),)
+SERIES_NOW := $(shell . $(S)/base.sh && series_hash $(CURDIR))
+SERIES_APPLIED := $(firstword $(file < $(SRC_STAMP)))
+SRC_NOW := $(shell . $(S)/base.sh && src_state $(O)/src)
+endif
+same = $(and $(findstring $(1),$(2)),$(findstring $(2),$(1)))
+stale = $(if $(and $(SERIES_NOW),$(call same,$(SERIES_NOW),$(SERIES_APPLIED)),$(SRC_NOW),\
+	$(call same,$(SRC_NOW),$(strip $(file < $(1).src-state)))),,FORCE)
+
 deps:
 	@$(S)/deps.sh
 
-source: deps
+$(SRC_STAMP): $(PATCHES) $(S)/base.sh $(S)/fetch-source.sh | deps
 	@$(S)/fetch-source.sh
+	@touch $@
 
-kernel: source
+$(O)/bzImage: $(KCONFIG) $(call stale,$(O)/bzImage) | $(SRC_STAMP) deps
 	@$(S)/build-kernel.sh
 
-bisect: source
-	@$(S)/bisect-build.sh
+$(O)/hugetext-n.config:
+	@mkdir -p $(O) && echo "# CONFIG_HUGETEXT is not set" >$@
 
-rootfs: deps
+$(O)/bzImage-nohugetext: $(KCONFIG) $(O)/hugetext-n.config \
+		$(call stale,$(O)/bzImage-nohugetext) | $(SRC_STAMP) deps
+	@$(S)/build-kernel.sh --name nohugetext $(O)/hugetext-n.config
+
+# the selftests, static (mkrootfs.sh runs the same make, then a no-op)
+$(SELFTESTS_STAMP): $(SELFTESTS_IN) $(SRC_STAMP) | deps
+	@top=$(CURDIR) && . $(S)/base.sh && build_begin $(CURDIR)/$(O)/selftests && \
+	make -s -C selftests OUT=$(CURDIR)/$(O)/selftests KSFT=$(CURDIR)/$(O)/src/tools/testing/selftests && \
+	build_end $(CURDIR)/$(O)/selftests && touch $@
+
+$(O)/rootfs.img: $(SELFTESTS_STAMP) $(ROOTFS_IN) | deps
 	@$(S)/mkrootfs.sh
 
-demo: kernel rootfs
+source: $(SRC_STAMP)
+kernel: $(O)/bzImage
+selftests: $(SELFTESTS_STAMP)
+rootfs: $(O)/rootfs.img
+
+# --- what runs ---------------------------------------------------------------
+bisect: $(SRC_STAMP)
+	@$(S)/bisect-build.sh
+
+demo: $(O)/bzImage $(O)/rootfs.img
 	@$(S)/demo.sh
 
 # bench.sh builds the kernel only when out/bzImage is missing, and the
-# rootfs when it is missing or older than what the bench puts in it
+# rootfs (make out/rootfs.img) when it is stale
 bench:
 	@$(S)/bench.sh
 
+# make check runs its own steps (each counted, a failed build too); under
+# make -n it prints its plan instead ("+": run even with -n)
+DRY := $(findstring n,$(firstword -$(MAKEFLAGS)))
 check:
-	@$(S)/check.sh
+	+@$(S)/check.sh $(if $(DRY),--plan)
 
 stress:
 	@$(S)/stress.sh

@@ -13,6 +13,15 @@ series_hash() {
 		while read -r p; do cat "$dir/$p"; done; } 2>/dev/null | sha1sum | cut -d' ' -f1
 }
 
+# src_state DIR: what the kernel tree DIR holds: its HEAD and a hash of its
+# uncommitted changes.  scripts/build-kernel.sh records it next to each
+# image (IMAGE.src-state); the Makefile rebuilds an image whose record
+# differs (a commit or an edit in out/src).  No index refresh: read-only.
+src_state() {
+	echo "$(git -C "$1" rev-parse HEAD 2>/dev/null)" \
+	     "$(git --no-optional-locks -C "$1" diff HEAD 2>/dev/null | sha1sum | cut -d' ' -f1)"
+}
+
 # --- interruption safety (see README "Stopping a run") ----------------------
 # One Ctrl-C stops any target; no interruption (SIGINT, SIGTERM, SIGHUP, or a
 # SIGKILL of the process group) leaves state that breaks the next run.

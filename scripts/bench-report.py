@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Turn the bench guests' console logs into out/bench/results.json,
+"""Turn the bench guests' output into out/bench/results.json,
 report.md and coverage.png (with gnuplot).
 
   bench-report.py --out DIR --series HASH --kernel-sha1 SHA1 \
       --mode NAME:BOOTARGS:THP:LOG ...
 
-Each LOG holds the JSON lines the guest printed (scripts/guest/bench)
-between "== bench-json-begin" and "== bench-json-end COUNT SHA1"; the count
-and digest are checked so that a console line mangled by a kernel message
-is an error, not a wrong number.  Standard library only.
+Each LOG holds the JSON lines the guest printed (scripts/guest/bench) on
+its results channel (scripts/run-qemu.sh --results; a console log works
+too) between "== bench-json-begin" and "== bench-json-end COUNT SHA1"; the
+count and digest are checked so that a mangled line is an error, not a
+wrong number.  Standard library only.
 """
 
 import argparse
@@ -45,7 +46,7 @@ class ReportError(Exception):
 
 
 def extract(log):
-    """The guest's records from console LOG (verified)."""
+    """The guest's records from LOG, its output (verified)."""
     with open(log, 'rb') as f:
         text = f.read().decode(errors='replace').replace('\r', '')
     lines = text.split('\n')
@@ -67,7 +68,7 @@ def extract(log):
         raise ReportError('%s: no "== bench-json-end COUNT SHA1" line' % log)
     digest = hashlib.sha1('\n'.join(body).encode()).hexdigest()
     if int(end[2]) != len(body) or end[3] != digest:
-        raise ReportError('%s: JSON block damaged on the console (%d lines, '
+        raise ReportError('%s: JSON block damaged (%d lines, '
                           'sha1 %s; the guest sent %s lines, sha1 %s)'
                           % (log, len(body), digest, end[2], end[3]))
     return [json.loads(b) for b in body]
@@ -260,8 +261,8 @@ def report(out, res):
                                          r['command']))
     L.append('')
     L.append('Raw data: `results.json` (one record per program and mode, '
-             'with the coverage series), `data/*.dat`, the console logs '
-             '`console-MODE.log`.')
+             'with the coverage series), `data/*.dat`, the guests\' output '
+             '`output-MODE.txt` and console logs `console-MODE.log`.')
     with open(os.path.join(out, 'report.md'), 'w') as f:
         f.write('\n'.join(L) + '\n')
     return L

@@ -26,23 +26,16 @@ if [ ! -f "$out/bzImage" ]; then
 	rig_run "$top/scripts/build-kernel.sh"
 fi
 
-# the rootfs: rebuilt when missing or older than what the bench puts in it
+# the rootfs: rebuilt when stale (the Makefile's graph: out/rootfs.img), or
+# when it has no PostgreSQL data directory (an image older than the bench)
 img="$out/rootfs.img"
-rebuild=0
-[ -f "$img" ] || rebuild=1
-for f in scripts/guest/bench scripts/guest/init scripts/mkrootfs.sh \
-	scripts/gen-demo-input.py tools/bench/jitbench.c tools/hugetext \
-	tools/itlb/kregions.py tools/bench/pg-queries.sql tools/bench/noitimer.c \
-	tools/bench/work.js; do
-	[ "$top/$f" -nt "$img" ] && rebuild=1
-done
-if [ $rebuild -eq 0 ] && ! debugfs -R 'ls /opt/hugetext' "$img" 2>/dev/null | grep -q pgdata; then
-	rebuild=1
+rig_run make -s -C "$top" out/rootfs.img
+if ! debugfs -R 'ls /opt/hugetext' "$img" 2>/dev/null | grep -q pgdata; then
+	"$top/scripts/mkrootfs.sh"
 fi
-[ $rebuild -eq 0 ] || "$top/scripts/mkrootfs.sh"
 
 mkdir -p "$dir"
-rm -rf "$dir/data" "$dir"/console-*.log* "$dir/results.json" "$dir/report.md" "$dir/coverage.png"
+rm -rf "$dir/data" "$dir"/console-*.log* "$dir"/output-*.txt* "$dir/results.json" "$dir/report.md" "$dir/coverage.png"
 # every mode boots the same kernel, even if out/bzImage is replaced meanwhile
 cp "$out/bzImage" "$dir/bzImage"
 ksha=$(sha1sum "$dir/bzImage" | cut -d' ' -f1)
@@ -69,18 +62,19 @@ specs=() failed=0
 for m in "${all_modes[@]}"; do
 	IFS=: read -r name args thp <<<"$m"
 	case " $want " in *" $name "*) ;; *) continue ;; esac
-	log="$dir/console-$name.log"
+	log="$dir/console-$name.log" res="$dir/output-$name.txt"
 	echo "bench: booting with $args, THP enabled=$thp ($name)"
 	b0=$(date +%s)
-	if rig_run "$top/scripts/run-qemu.sh" --log "$log" --timeout 600 --kernel "$dir/bzImage" -- \
+	if rig_run "$top/scripts/run-qemu.sh" --log "$log" --results "$res" --timeout 600 \
+		--kernel "$dir/bzImage" -- \
 		$args htrun=bench htthp="$thp" htbench="$progs"; then
 		:
 	else
 		echo "bench: the $name guest FAILED (console: $log)"; failed=1
 	fi
-	tr -d '\r' <"$log" | grep -a '^== bench: ' | sed 's/^/  /' || true
+	grep -a '^== bench: ' "$res" | sed 's/^/  /' || true
 	echo "bench: $name took $(( $(date +%s) - b0 )) s"
-	specs+=(--mode "$name:$args:$thp:$log")
+	specs+=(--mode "$name:$args:$thp:$res")
 done
 
 rc=0

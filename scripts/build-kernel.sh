@@ -85,6 +85,8 @@ if grep -E 'warning:' "$build/build.log" | grep -v -e 'objtool' >"$build/warning
 fi
 build_end "$build"
 if [ -n "$image" ]; then
+	src_state "$src" >"$image.src-state.tmp"
 	cp "$build/arch/x86/boot/bzImage" "$image.tmp" && mv "$image.tmp" "$image"
+	mv "$image.src-state.tmp" "$image.src-state"
 fi
 echo "build-kernel: ${image:-$build/arch/x86/boot/bzImage} ($(git -C "$src" describe --always --tags 2>/dev/null))"

@@ -1,18 +1,30 @@
 #!/usr/bin/env bash
-# make check: everything, from a fresh clone.  Each step and each TAP result
-# from the guests counts; the last line is "N passed, N failed"; non-zero exit
-# on any failure.  Logs in out/check/.  A Ctrl-C (SIGINT, SIGTERM, SIGHUP)
-# stops the current step and its guest within seconds and ends with
-# "make check: interrupted" (exit 130/143/129), not with a test count.
+# make check: everything, from a fresh clone.  Each step, each guest boot of
+# scripts/boots.list and each TAP result the guests write to their results
+# channel (scripts/run-qemu.sh --results) counts; the last line is
+# "N passed, N failed"; non-zero exit on any failure.  Logs in out/check/.
+# A Ctrl-C (SIGINT, SIGTERM, SIGHUP) stops the current step and its guest
+# within seconds and ends with "make check: interrupted" (exit
+# 130/143/129), not with a test count.
+#
+#   check.sh --plan   (make -n check) print the plan, run nothing: each step
+#                     with its command (and for a make target, what make
+#                     would rebuild), each guest boot with the tests it runs
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/base.sh"
-rig_lock "make check"
-rig_signals "make check"
-RIG_ON_STOP='echo "# stopped after $pass passed, $fail failed: not a result" >&2'
+plan=0
+[ "${1:-}" != --plan ] || plan=1
 logs="$top/out/check"
-rm -rf "$logs"; mkdir -p "$logs"
 pass=0 fail=0
+if [ $plan -eq 0 ]; then
+	rig_lock "make check"
+	rig_signals "make check"
+	RIG_ON_STOP='echo "# stopped after $pass passed, $fail failed: not a result" >&2'
+	rm -rf "$logs"; mkdir -p "$logs"
+else
+	echo "# make check's plan (make -n check: nothing is run)"
+fi
 t0=$(date +%s)
 
 ok()   { pass=$((pass + 1)); echo "ok - $*"; }
@@ -21,6 +33,16 @@ nok()  { fail=$((fail + 1)); echo "not ok - $*"; }
 step() {
 	local name=$1; shift
 	local s=$(date +%s)
+	if [ $plan -eq 1 ]; then
+		local cmd=("${@#"$top"/}")
+		echo "step $name: ${cmd[*]}"
+		if [ "$1" = make ]; then
+			local todo
+			todo=$("$@" -n 2>&1 | grep -v -e '^make.*: Nothing to be done' -e 'deps\.sh$')
+			echo "${todo:-(up to date)}" | sed 's/^/    would run: /; s/would run: (up to date)/up to date/'
+		fi
+		return 0
+	fi
 	if rig_run "$@" >"$logs/$name.log" 2>&1; then
 		ok "$name ($(( $(date +%s) - s ))s)"
 		return 0
@@ -29,27 +51,51 @@ step() {
 	tail -n 30 "$logs/$name.log" | sed 's/^/#   /'
 	return 1
 }
-# boot NAME CMDLINE...: one guest run; count its TAP results
-# (BOOT_KERNEL=IMAGE boots another kernel than out/bzImage, BOOT_CPUS=N
-# gives it N vCPUs instead of 2)
+# boot NAME CPUS KERNEL TIMEOUT CMDLINE...: one guest run (a line of
+# scripts/boots.list); count the TAP results it wrote to its results
+# channel (out/check/guest-NAME.tap; its console: guest-NAME.log)
 boot() {
-	local name=$1; shift
-	local log="$logs/guest-$name.log" s=$(date +%s) p f
-	local rc=0
-	rig_run "$top/scripts/run-qemu.sh" --log "$log" --timeout 900 \
-		${BOOT_KERNEL:+--kernel "$BOOT_KERNEL"} ${BOOT_CPUS:+--cpus "$BOOT_CPUS"} -- "$@" \
+	local name=$1 cpus=$2 kernel=$3 tmo=$4; shift 4
+	local log="$logs/guest-$name.log" tap="$logs/guest-$name.tap" s=$(date +%s) p f
+	local rc=0 a
+	if [ $plan -eq 1 ]; then
+		echo "boot $name: $cpus vCPUs, out/$kernel, timeout ${tmo}s: $*"
+		for a in "$@"; do
+			case "$a" in htrun=check:*)
+				"$top/scripts/guest/run-tests" --list "$top/selftests/list" "${a#htrun=check:}" |
+					sed 's/^/    runs: /' ;;
+			esac
+		done
+		return 0
+	fi
+	rig_run "$top/scripts/run-qemu.sh" --log "$log" --results "$tap" --timeout "$tmo" \
+		--kernel "$top/out/$kernel" --cpus "$cpus" -- "$@" \
 		>"$logs/guest-$name.verdict" 2>&1 || rc=$?
 	tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
-	grep -E '^(not )?ok [0-9]+ ' "$log" | sed "s/^/  [$name] /"
-	p=$(grep -cE '^ok [0-9]+ ' "$log")
-	f=$(grep -cE '^not ok [0-9]+ ' "$log")
+	[ -f "$tap" ] || : >"$tap"
+	grep -E '^(not )?ok [0-9]+ ' "$tap" | sed "s/^/  [$name] /"
+	p=$(grep -cE '^ok [0-9]+ ' "$tap")
+	f=$(grep -cE '^not ok [0-9]+ ' "$tap")
 	pass=$((pass + p)); fail=$((fail + f))
 	if [ $rc -eq 0 ]; then
 		ok "guest $name: $* ($(( $(date +%s) - s ))s, console clean, exit status 0)"
 	else
 		nok "guest $name: $* ($(( $(date +%s) - s ))s)"
-		sed 's/^/#   /' "$logs/guest-$name.verdict" | tail -n 50
+		sed 's/^/#   /' "$logs/guest-$name.verdict" | tail -n 70
 	fi
+}
+# boots: every line of scripts/boots.list, in order
+boots() {
+	local line lines name cpus kernel tmo rest args n=0
+	mapfile -t lines <"$top/scripts/boots.list"
+	for line in "${lines[@]}"; do
+		n=$((n + 1))
+		read -r name cpus kernel tmo rest <<<"$line"
+		case "$name" in ''|\#*) continue ;; esac
+		case "$cpus$tmo" in *[!0-9]*|'') nok "scripts/boots.list:$n: bad line: $line"; continue ;; esac
+		read -r -a args <<<"$rest"
+		boot "$name" "$cpus" "$kernel" "$tmo" "${args[@]}"
+	done
 }
 
 echo "# hugetext make check: base $BASE_PKG $BASE_VERSION (pinned)"
@@ -57,7 +103,7 @@ step deps "$top/scripts/deps.sh" || { echo "0 passed, 1 failed"; exit 1; }
 if ! step series-applies "$top/scripts/fetch-source.sh"; then
 	echo "$pass passed, $fail failed"; exit 1
 fi
-sed -n '1,/^applied/p;/^  /p' "$logs/series-applies.log" | sed 's/^/# /'
+[ $plan -eq 1 ] || sed -n '1,/^applied/p;/^  /p' "$logs/series-applies.log" | sed 's/^/# /'
 step checkpatch "$top/scripts/checkpatch.sh"
 step tool-unit-tests python3 -m unittest discover -s "$top/tools/tests"
 step tool-stat-json-host sh -c "'$top/tools/hugetext' stat --json | python3 -m json.tool >/dev/null"
@@ -67,29 +113,15 @@ step rig-interrupt-build "$top/scripts/test-interrupt.sh" build
 if step kernel-builds-bisectable-and-hugetext-n "$top/scripts/bisect-build.sh"; then
 	# the same during "make demo"'s guest boot; the next runs are the boots
 	step rig-interrupt-guest "$top/scripts/test-interrupt.sh" guest
-	step rootfs "$top/scripts/mkrootfs.sh" && {
-		boot hugetext1 hugetext=1 htrun=check:boot1
-		boot hugetext1b hugetext=1 htrun=check:boot1b
-		boot hugetext0 hugetext=0 htrun=check:boot0
-		boot hugetext3 hugetext=3 htrun=check:boot3
-		# the boot parameter's bad-input matrix: each leaves hugetext off
-		# and logs one line
-		boot hugetext-garbage hugetext=garbage htrun=check:bootbad
-		boot hugetext4 hugetext=4 htrun=check:bootbad
-		boot hugetext-empty hugetext= htrun=check:bootbad
-		boot hugetext-minus1 hugetext=-1 htrun=check:bootbad
-		boot hugetext-hex hugetext=0x1 htrun=check:bootbad
-		boot hugetext-11 hugetext=11 htrun=check:bootbad
-		boot hugetext-overflow hugetext=18446744073709551617 htrun=check:bootbad
-		# the prompt collapse's cost in an exec storm, one worker per vCPU
-		BOOT_CPUS=4 boot execstorm hugetext=1 htrun=check:execstorm
-		# hugetext=0 (boot0 above) against CONFIG_HUGETEXT=n: the THP
-		# selftests' khugepaged cases give the same results
-		BOOT_KERNEL="$top/out/bzImage-nohugetext" boot nohugetext htrun=check:thpcmp
+	# out/rootfs.img from the Makefile's graph: rebuilt when stale
+	step rootfs make -s -C "$top" out/rootfs.img && {
+		boots
+		# hugetext=0 against CONFIG_HUGETEXT=n (two boots of the table)
 		step thp-selftests-same-with-hugetext-off python3 "$top/scripts/thp-compare.py" \
-			"$logs/guest-hugetext0.log" "$logs/guest-nohugetext.log"
+			"$logs/guest-hugetext0.tap" "$logs/guest-nohugetext.tap"
 	}
 fi
+[ $plan -eq 0 ] || exit 0
 echo "# make check took $(( $(date +%s) - t0 ))s; logs in out/check/"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -10,8 +10,12 @@ rig_signals fetch-source
 out="$top/out"
 src="$out/src"
 mkdir -p "$out/dl"
+# gc.auto=0: after "git am" of the series a "git gc --auto" would detach,
+# repack the kernel tree for minutes and, inheriting the rig lock's file
+# descriptor, hold out/.rig.lock all that time (the next make target then
+# fails with "another hugetext run holds out/.rig.lock")
 GIT=(git -c user.name="hugetext developers" -c user.email=hugetext@example.org
-     -c advice.detachedHead=false -c core.autocrlf=false)
+     -c advice.detachedHead=false -c core.autocrlf=false -c gc.auto=0)
 
 # --- 1. the .deb ----------------------------------------------------------
 version="$BASE_VERSION"

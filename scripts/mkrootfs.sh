@@ -41,6 +41,7 @@ mkdir -p "$root/usr/lib/x86_64-linux-gnu"
 install -m 0755 "$top/scripts/guest/init" "$root/init"
 install -m 0755 "$top/scripts/guest/run-tests" "$root/opt/hugetext/run-tests"
 install -m 0755 "$top/scripts/guest/demo" "$root/opt/hugetext/demo"
+install -m 0644 "$top/scripts/guest/lib.sh" "$root/opt/hugetext/lib.sh"
 
 # selftests (built static by selftests/Makefile)
 build_begin "$out/selftests"

@@ -1,16 +1,24 @@
 #!/usr/bin/env bash
 # Boot out/bzImage on out/rootfs.img under QEMU and return the guest's verdict.
 #
-#   run-qemu.sh --log FILE [--timeout SEC] [--cpus N] [--kernel IMG] [--rootfs IMG]
-#               [--] CMDLINE-ARGS...
+#   run-qemu.sh --log FILE [--results FILE] [--timeout SEC] [--cpus N]
+#               [--kernel IMG] [--rootfs IMG] [--] CMDLINE-ARGS...
 #
+# --log FILE: the console (ttyS0): the kernel's messages and /init's lines.
+# --results FILE (default: the --log FILE with .out for .log): what the
+# guest's run printed (TAP, the demo's report, the bench's records), on a
+# channel of its own, not the console: a 9p share (mount tag htresults) of
+# the directory FILE.9p, which the guest's /init mounts at /results and
+# writes "output" into; moved to FILE when the guest is gone (while it
+# runs: FILE.9p/output).  Always made, empty if the guest wrote nothing.
 # --cpus N (default 2) vCPUs; the guest's init fails the run unless exactly
 # N CPUs are online (htcpus=N on the kernel command line).
 # Multi-threaded TCG by default (one host thread per vCPU); HUGETEXT_KVM=1 opts in to KVM.
 # The guest's exit status comes back on the second serial port as
 # "HUGETEXT-EXIT <nonce> <status>" with a nonce made here, never guessed from
 # console text.  The console log is then scanned for kernel badness.  A
-# timeout, a missing status, or any badness fails with the console tail.
+# timeout, a missing status, or any badness fails with the results' and
+# the console's tails.
 # A Ctrl-C, SIGTERM or SIGHUP stops the guest at once and exits 130/143/129
 # ("run-qemu: interrupted"); qemu stays in the caller's process group
 # (timeout --foreground), so a kill of that group reaches it too.
@@ -18,10 +26,11 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/base.sh"
 rig_signals run-qemu
-log= timeout=600 cpus=2 kernel="$top/out/bzImage" rootfs="$top/out/rootfs.img"
+log= results= timeout=600 cpus=2 kernel="$top/out/bzImage" rootfs="$top/out/rootfs.img"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--log) log=$2; shift 2 ;;
+	--results) results=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--cpus) cpus=$2; shift 2 ;;
 	--kernel) kernel=$2; shift 2 ;;
@@ -32,8 +41,18 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$log" ] || { echo "run-qemu: --log FILE is required" >&2; exit 2; }
 case "$cpus" in [1-9]|[1-9][0-9]) ;; *) echo "run-qemu: --cpus wants 1..99, not '$cpus'" >&2; exit 2 ;; esac
+[ -n "$results" ] || results=${log%.log}.out
+[ "$results" != "$log" ] || results=$log.out
 statusf="$log.status"
-rm -f "$log" "$statusf"
+share="$results.9p"
+rm -rf "$log" "$statusf" "$results" "$share"
+mkdir -p "$share"
+# the results file, also when the run is stopped (rig_stop runs this)
+collect() {
+	if [ -f "$share/output" ]; then mv -f "$share/output" "$results"; else : >"$results"; fi
+	rm -rf "$share"
+}
+RIG_ON_STOP=collect
 nonce=$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 # tb-size: QEMU 7.2's translation cache defaults to 1 GiB, so translations
 # of code pages that the guest has long freed pile up (a PIE or DSO run at
@@ -53,9 +72,12 @@ cmdline+=" oops=panic softlockup_panic=1 hung_task_panic=1 loglevel=7 htnonce=$n
 rig_run timeout --foreground --kill-after=10 "$timeout" qemu-system-x86_64 "${accel[@]}" -smp "$cpus" -m 3G \
 	-kernel "$kernel" -append "$cmdline" \
 	-drive file="$rootfs",format=raw,if=virtio,cache=unsafe \
+	-fsdev local,id=htresults,path="${share//,/,,}",security_model=none \
+	-device virtio-9p-pci,fsdev=htresults,mount_tag=htresults \
 	-display none -monitor none -no-reboot \
 	-serial file:"$log" -serial file:"$statusf" </dev/null
 qrc=$?
+collect
 
 fail=0
 if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
@@ -76,6 +98,8 @@ else
 	rm -f "$log.badness"
 fi
 if [ $fail -ne 0 ]; then
+	echo "run-qemu: results tail ($results):" >&2
+	tail -n 20 "$results" >&2
 	echo "run-qemu: console tail ($log):" >&2
 	tail -n 40 "$log" >&2
 	exit 1

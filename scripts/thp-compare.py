@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Compare the THP selftest case lists two guest consoles printed
-(selftests/hugetext_thpcmp.sh: "# thpcmp: TYPE: CASE... RESULT").
+"""Compare the THP selftest case lists two guests printed on their results
+channel (selftests/hugetext_thpcmp.sh: "# thpcmp: TYPE: CASE... RESULT";
+make check's out/check/guest-NAME.tap).
 
-    thp-compare.py HUGETEXT0_LOG NOHUGETEXT_LOG
+    thp-compare.py HUGETEXT0_TAP NOHUGETEXT_TAP
 
 Exit 0 when both list the same cases with the same results (and at least
 one case); otherwise print each difference and exit 1."""

@@ -15,9 +15,7 @@
 # without hugetext.  TAP; knobs restored on exit.
 T=/sys/kernel/mm/transparent_hugepage
 HT="python3 /opt/hugetext/hugetext"
-n=0 fail=0
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-nok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n $*"; }
+. "$(dirname "$0")/hugetext_ktap.sh"	# ok, nok, $n, $fail
 
 [ -f $T/hugetext_enabled ] || { echo "1..0 # SKIP kernel without CONFIG_HUGETEXT"; exit 4; }
 saved_ht=$(cat $T/hugetext_enabled)

@@ -10,9 +10,7 @@
 T=/sys/kernel/mm/transparent_hugepage
 D=$(dirname "$0")
 SPLIT=/sys/kernel/debug/split_huge_pages
-n=0 fail=0
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-nok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n $*"; }
+. "$(dirname "$0")/hugetext_ktap.sh"	# ok, nok, $n, $fail
 vmstat() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' /proc/vmstat; }
 meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 # pmd_kb PID: FilePmdMapped (kB) of PID's executable mappings

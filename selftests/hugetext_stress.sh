@@ -30,14 +30,10 @@ SEED=${2:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
 # how the storm found the lock-order deadlock in collapse_file() against
 # truncation that patch 1 fixes, and make check's short storm keeps it
 # as the regression test.
-for arg in $(cat /proc/cmdline); do
-	case $arg in
-	htstress_secs=*) SECS=${arg#*=} ;;
-	htstress_seed=*) SEED=${arg#*=} ;;
-	htstress_inject=*) INJECT=${arg#*=} ;;
-	htstress_memcg=*) MEMCG=${arg#*=} ;;
-	esac
-done
+# (/init parsed it into the rig's env: /opt/hugetext/lib.sh)
+[ ! -r /opt/hugetext/lib.sh ] || . /opt/hugetext/lib.sh
+SECS=${htstress_secs:-$SECS} SEED=${htstress_seed:-$SEED}
+INJECT=${htstress_inject:-} MEMCG=${htstress_memcg:-}
 INJECT=${INJECT:-0}
 FPA=/sys/kernel/debug/fail_page_alloc FSL=/sys/kernel/debug/failslab
 BUDGET=1000000

@@ -6,9 +6,7 @@
 T=/sys/kernel/mm/transparent_hugepage
 HT="python3 /opt/hugetext/hugetext"
 DIR=$(dirname "$0")
-n=0 fail=0
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-nok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n $*"; }
+. "$(dirname "$0")/hugetext_ktap.sh"	# ok, nok, $n, $fail
 check() { desc=$1; shift; if "$@" >/tmp/ht.out 2>&1; then ok "$desc"; else nok "$desc"; sed 's/^/# /' /tmp/ht.out; fi; }
 
 [ -f $T/hugetext_enabled ] || { echo "1..0 # SKIP kernel without CONFIG_HUGETEXT"; exit 4; }
