@@ -14,7 +14,7 @@ saved_ht=$(cat $T/hugetext_enabled)
 saved_thp=$(sed 's/.*\[\(.*\)\].*/\1/' $T/enabled)
 trap 'echo $saved_ht >$T/hugetext_enabled; echo $saved_thp >$T/enabled' EXIT
 echo "TAP version 13"
-echo "1..9"
+echo "1..12"
 
 check "status exits 0 and reports support" sh -c "$HT status | grep -qi 'hugetext'"
 check "status --json is valid JSON with supported=true" \
@@ -41,4 +41,14 @@ wait $pid
 check "stat of a vanished pid is an error" sh -c "! $HT stat --pid $pid"
 check "counters: status shows hugetext_collapse_ok" sh -c "$HT status | grep -q hugetext_collapse_ok"
 check "rollback turns hugetext off" sh -c "$HT rollback && [ \$(cat $T/hugetext_enabled) = 0 ]"
+# run: the program's own setting (prctl PR_SET_HUGETEXT), whatever the knob
+echo 3 >/proc/sys/vm/drop_caches
+check "run --mode 1 with hugetext_enabled=0: the program's text PMD-mapped" \
+	$HT run --mode 1 -- "$DIR/hugetext_bigtext" huge --timeout 5000 --no-touch
+echo 1 >$T/hugetext_enabled
+echo 3 >/proc/sys/vm/drop_caches
+check "run --off with hugetext_enabled=1: the program stays on 4K" \
+	$HT run --off -- "$DIR/hugetext_bigtext" none --timeout 3000 --no-touch
+echo 0 >$T/hugetext_enabled
+check "run -- CMD that does not exist: exit 127" sh -c "$HT run -- /nonexistent; [ \$? = 127 ]"
 [ $fail = 0 ]

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prctl(PR_SET_HUGETEXT): a process's own hugetext setting, overriding
+ * hugetext_enabled, inherited over fork and kept over exec.  Checked:
+ *  - the default is PR_HUGETEXT_SYSTEM;
+ *  - bad values and non-zero unused arguments fail with EINVAL and change
+ *    nothing;
+ *  - hugetext_enabled=0, PR_HUGETEXT_SET | PR_HUGETEXT_TEXT: a 16 MB-text
+ *    program exec'd by a forked child has its full regions PMD-mapped,
+ *    and the child reports the setting it inherited;
+ *  - hugetext_enabled=1, PR_HUGETEXT_SET (off): the program stays on 4K;
+ *  - PR_HUGETEXT_SYSTEM: the program follows the knob again;
+ *  - PR_HUGETEXT_SET | PR_HUGETEXT_JIT with hugetext_enabled=0: a
+ *    read-write-execute anonymous mapping gets a PMD page at fault, with
+ *    THP "madvise" and no madvise() call.
+ * With "--get" it only prints its PR_GET_HUGETEXT value (the exec'd child).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest.h"
+#include "hugetext_util.h"
+
+#ifndef PR_SET_HUGETEXT
+#define PR_SET_HUGETEXT		74
+#define PR_GET_HUGETEXT		75
+#define PR_HUGETEXT_SYSTEM	0
+#define PR_HUGETEXT_TEXT	(1UL << 0)
+#define PR_HUGETEXT_JIT		(1UL << 1)
+#define PR_HUGETEXT_SET		(1UL << 2)
+#endif
+#define REGION (2UL << 20)
+
+static long get(void)
+{
+	return prctl(PR_GET_HUGETEXT, 0, 0, 0, 0);
+}
+
+/*
+ * Fork and exec hugetext_bigtext (16 MB of text), which reports its text's
+ * FilePmdMapped when main() starts, after its exec's prompt collapse.
+ * Returns bytes, -1 on error.
+ */
+static long child_text_pmd(void)
+{
+	char path[512], out[8192];
+	char *argv[] = { path, "none", "--no-touch", "--timeout", "1", NULL };
+	long kb;
+
+	snprintf(path, sizeof(path), "%s/hugetext_bigtext", self_dir());
+	run_helper(argv, out, sizeof(out), NULL, false);
+	kb = parse_after(out, "at main: FilePmdMapped");
+	if (kb < 0)
+		print_indented(out);
+	return kb < 0 ? -1 : kb << 10;
+}
+
+/* what a forked and exec'd child reports with --get, -2 on error */
+static long child_get(void)
+{
+	char out[64];
+	const char *argv[] = { "/proc/self/exe", "--get", NULL };
+	int rc = run_helper((char *const *)argv, out, sizeof(out), NULL, false);
+
+	return rc ? -2 : strtol(out, NULL, 0);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		unsigned long a2, a3, a4, a5;
+		const char *what;
+	} bad[] = {
+		{ 1, 0, 0, 0, "PR_HUGETEXT_TEXT without PR_HUGETEXT_SET" },
+		{ 2, 0, 0, 0, "PR_HUGETEXT_JIT without PR_HUGETEXT_SET" },
+		{ 3, 0, 0, 0, "3 without PR_HUGETEXT_SET" },
+		{ 8, 0, 0, 0, "8" },
+		{ 12, 0, 0, 0, "PR_HUGETEXT_SET | 8" },
+		{ 0x104, 0, 0, 0, "PR_HUGETEXT_SET | 0x100" },
+		{ ~0UL, 0, 0, 0, "-1" },
+		{ 1UL << 63, 0, 0, 0, "bit 63" },
+		{ 5, 1, 0, 0, "arg3 = 1" },
+		{ 5, 0, 1, 0, "arg4 = 1" },
+		{ 5, 0, 0, 1, "arg5 = 1" },
+	};
+	long before, ideal = 14 * (long)(1 << 20), v, pmd;
+	int i, fails = 0;
+	char *m, *a;
+
+	if (argc == 2 && !strcmp(argv[1], "--get")) {
+		printf("%ld\n", get());
+		return 0;
+	}
+	ksft_print_header();
+	if (!knob_exists("hugetext_enabled"))
+		ksft_exit_skip("kernel without CONFIG_HUGETEXT\n");
+	v = get();
+	if (v < 0 && errno == EINVAL)
+		ksft_exit_skip("kernel without PR_SET_HUGETEXT\n");
+	ksft_set_plan(8);
+	knobs_save();
+	knob_write("enabled", "madvise");
+
+	ksft_test_result(v == PR_HUGETEXT_SYSTEM, "default: PR_HUGETEXT_SYSTEM (%ld)\n", v);
+
+	prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SET | PR_HUGETEXT_JIT, 0, 0, 0);
+	before = get();
+	for (i = 0; i < (int)(sizeof(bad) / sizeof(*bad)); i++) {
+		int r = prctl(PR_SET_HUGETEXT, bad[i].a2, bad[i].a3, bad[i].a4, bad[i].a5);
+
+		if (r != -1 || errno != EINVAL || get() != before) {
+			ksft_print_msg("%s: returned %d (%s), setting now %ld\n", bad[i].what, r,
+				       r ? strerror(errno) : "accepted", get());
+			fails++;
+		}
+	}
+	errno = 0;
+	v = prctl(PR_GET_HUGETEXT, 1, 0, 0, 0);
+	if (v != -1 || errno != EINVAL)
+		fails++;
+	ksft_test_result(!fails, "%zu bad PR_SET_HUGETEXT calls and a bad PR_GET_HUGETEXT fail with EINVAL, setting kept\n",
+			 sizeof(bad) / sizeof(*bad));
+
+	/* opt in alone */
+	knob_write("hugetext_enabled", "0");
+	prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SET | PR_HUGETEXT_TEXT, 0, 0, 0);
+	drop_caches();
+	pmd = child_text_pmd();
+	ksft_test_result(pmd == ideal,
+			 "hugetext_enabled=0, PR_HUGETEXT_SET|PR_HUGETEXT_TEXT: the exec'd program's text PMD-mapped (%ld of %ld KB)\n",
+			 pmd >> 10, ideal >> 10);
+	v = child_get();
+	ksft_test_result(v == (long)(PR_HUGETEXT_SET | PR_HUGETEXT_TEXT),
+			 "inherited over fork and exec: the child reports %ld\n", v);
+
+	/* opt out alone */
+	knob_write("hugetext_enabled", "1");
+	prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SET, 0, 0, 0);
+	drop_caches();
+	pmd = child_text_pmd();
+	ksft_test_result(pmd == 0, "hugetext_enabled=1, PR_HUGETEXT_SET (off): the program stays on 4K (%ld KB PMD-mapped)\n",
+			 pmd >> 10);
+
+	/* back to the knob */
+	prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SYSTEM, 0, 0, 0);
+	drop_caches();
+	pmd = child_text_pmd();
+	ksft_test_result(pmd == ideal && get() == PR_HUGETEXT_SYSTEM,
+			 "PR_HUGETEXT_SYSTEM: follows hugetext_enabled=1 again (%ld KB)\n", pmd >> 10);
+
+	/* bit 1 alone: JIT memory huge at fault */
+	knob_write("hugetext_enabled", "0");
+	prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SET | PR_HUGETEXT_JIT, 0, 0, 0);
+	m = mmap(NULL, 2 * REGION, PROT_READ | PROT_WRITE | PROT_EXEC,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	v = -1;
+	if (m != MAP_FAILED) {
+		a = (char *)(((unsigned long)m + REGION - 1) & ~(REGION - 1));
+		memset(a, 0xc3, REGION);
+		v = smaps_field(0, (unsigned long)a, (unsigned long)a + REGION, "AnonHugePages");
+	}
+	ksft_test_result(v >= (long)REGION,
+			 "hugetext_enabled=0, PR_HUGETEXT_SET|PR_HUGETEXT_JIT: RWX memory PMD-mapped at fault (%ld KB)\n",
+			 v >> 10);
+	/* unmapped: a new mapping next to it would merge, and smaps sums VMAs */
+	if (m != MAP_FAILED)
+		munmap(m, 2 * REGION);
+	prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SYSTEM, 0, 0, 0);
+	m = mmap(NULL, 2 * REGION, PROT_READ | PROT_WRITE | PROT_EXEC,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	v = -1;
+	if (m != MAP_FAILED) {
+		a = (char *)(((unsigned long)m + REGION - 1) & ~(REGION - 1));
+		memset(a, 0xc3, REGION);
+		v = smaps_field(0, (unsigned long)a, (unsigned long)a + REGION, "AnonHugePages");
+	}
+	ksft_test_result(v == 0,
+			 "hugetext_enabled=0, PR_HUGETEXT_SYSTEM: RWX memory stays 4K (%ld KB)\n",
+			 v >> 10);
+	ksft_finished();
+}
