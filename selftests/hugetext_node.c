@@ -13,6 +13,9 @@
  *    AnonHugePages, private to each process (Pss = Rss): the copy costs
  *    each process its size in memory;
  *  - hugetext=0, plain: no text PMD-mapped;
+ *  - hugetext=3 with max_nr_hugetext=2 (100 ms samples): polled every
+ *    50 ms, neither process ever has more than 2 code regions (text and
+ *    V8's code together) PMD-mapped, and each has some;
  *  - V8's code space (executable anonymous memory outside node's image)
  *    is reported: its PMD-mapped part under hugetext=3 (bit 1);
  *  - the program's output is identical in every mode.
@@ -33,6 +36,10 @@
 #define SCRIPT "/opt/hugetext/work.js"
 #define RUN_SECS "12"		/* each node process's work, guest seconds */
 #define SAMPLE_AT 8.0		/* seconds after both started */
+#define CAP "khugepaged/max_nr_hugetext"
+
+/* most code regions either process had PMD-mapped at one 50 ms poll */
+static long max_regions[2];
 
 struct sample {
 	long text_ideal;	/* its full congruent 2 MB regions */
@@ -159,8 +166,20 @@ static int run_two(const char *name, const char *flag, struct sample s[2],
 		pid[i] = start(flag, o[i]);
 	}
 	t0 = mono_now();
-	while (mono_now() - t0 < SAMPLE_AT)
-		usleep(100000);
+	max_regions[0] = max_regions[1] = 0;
+	while (mono_now() - t0 < SAMPLE_AT) {
+		struct sample p;
+
+		for (i = 0; i < 2; i++) {
+			long r;
+
+			if (sample(pid[i], &p))
+				continue;
+			r = (p.text_pmd + p.text_anon_huge + p.v8_huge) / (long)REGION;
+			max_regions[i] = r > max_regions[i] ? r : max_regions[i];
+		}
+		usleep(50000);
+	}
 	for (i = 0; i < 2; i++)
 		if (sample(pid[i], &s[i]))
 			bad = 1;
@@ -182,8 +201,9 @@ static int run_two(const char *name, const char *flag, struct sample s[2],
 
 int main(void)
 {
-	struct sample ht[2], lp[2], off[2];
-	int bad_ht, bad_lp, bad_off, i;
+	struct sample ht[2], lp[2], off[2], cap[2];
+	int bad_ht, bad_lp, bad_off, bad_cap = 1, i;
+	long capmax[2] = { -1, -1 };
 	bool ok;
 
 	ksft_print_header();
@@ -191,7 +211,7 @@ int main(void)
 		ksft_exit_skip("kernel without CONFIG_HUGETEXT\n");
 	if (access(NODE, X_OK) || access(SCRIPT, R_OK))
 		ksft_exit_skip("no %s or %s in this root file system\n", NODE, SCRIPT);
-	ksft_set_plan(4);
+	ksft_set_plan(5);
 	knobs_save();
 	if (knob_write("enabled", "madvise"))
 		ksft_exit_fail_msg("cannot set THP enabled=madvise\n");
@@ -205,6 +225,16 @@ int main(void)
 			 "/tmp/node-lp");
 	drop_caches();
 	bad_off = run_two("hugetext=0", NULL, off, "/tmp/node-off");
+	if (knob_exists(CAP)) {
+		knob_write("hugetext_enabled", "3");
+		knob_write("khugepaged/hugetext_sample_millisecs", "100");
+		knob_write(CAP, "2");
+		drop_caches();
+		bad_cap = run_two("hugetext=3, max_nr_hugetext=2", NULL, cap, "/tmp/node-cap");
+		capmax[0] = max_regions[0];
+		capmax[1] = max_regions[1];
+		knob_write(CAP, "0");
+	}
 
 	ok = !bad_ht;
 	for (i = 0; i < 2; i++)
@@ -226,13 +256,21 @@ int main(void)
 	for (i = 0; i < 2; i++)
 		ok = ok && off[i].text_pmd == 0 && off[i].text_anon_huge == 0;
 	ksft_test_result(ok, "hugetext=0: no node text PMD-mapped\n");
+	if (!knob_exists(CAP))
+		ksft_test_result_skip("kernel without max_nr_hugetext\n");
+	else
+		ksft_test_result(!bad_cap && capmax[0] >= 1 && capmax[0] <= 2 &&
+				 capmax[1] >= 1 && capmax[1] <= 2,
+				 "hugetext=3, cap 2: at most 2 code regions PMD-mapped at any 50 ms poll (most %ld and %ld)\n",
+				 capmax[0], capmax[1]);
 	ok = !bad_ht && !bad_lp && !bad_off;
 	if (ok) {
 		const char *ref = slurp("/tmp/node-off.0");
 		static const char *const outs[] = { "/tmp/node-off.1", "/tmp/node-ht.0",
-			"/tmp/node-ht.1", "/tmp/node-lp.0", "/tmp/node-lp.1" };
+			"/tmp/node-ht.1", "/tmp/node-lp.0", "/tmp/node-lp.1",
+			"/tmp/node-cap.0", "/tmp/node-cap.1" };
 
-		for (i = 0; i < 5; i++)
+		for (i = 0; i < (bad_cap ? 5 : 7); i++)
 			if (strcmp(slurp(outs[i]), ref))
 				ok = false;
 		ksft_print_msg("output: %s", ref);
