@@ -71,6 +71,27 @@ static long child_get(void)
 	return rc ? -2 : strtol(out, NULL, 0);
 }
 
+/*
+ * Fault in a 2 MB-aligned region of a new read-write-execute anonymous
+ * mapping; its AnonHugePages in bytes, -1 on error.  Unmapped afterwards:
+ * a later mapping next to it would merge with it, and smaps sums the VMA.
+ */
+static long rwx_fault_huge(void)
+{
+	char *m = mmap(NULL, 2 * REGION, PROT_READ | PROT_WRITE | PROT_EXEC,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *a;
+	long v;
+
+	if (m == MAP_FAILED)
+		return -1;
+	a = (char *)(((unsigned long)m + REGION - 1) & ~(REGION - 1));
+	memset(a, 0xc3, REGION);
+	v = smaps_field(0, (unsigned long)a, (unsigned long)a + REGION, "AnonHugePages");
+	munmap(m, 2 * REGION);
+	return v;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -91,7 +112,6 @@ int main(int argc, char **argv)
 	};
 	long before, ideal = 14 * (long)(1 << 20), v, pmd;
 	int i, fails = 0;
-	char *m, *a;
 
 	if (argc == 2 && !strcmp(argv[1], "--get")) {
 		printf("%ld\n", get());
@@ -157,29 +177,12 @@ int main(int argc, char **argv)
 	/* bit 1 alone: JIT memory huge at fault */
 	knob_write("hugetext_enabled", "0");
 	prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SET | PR_HUGETEXT_JIT, 0, 0, 0);
-	m = mmap(NULL, 2 * REGION, PROT_READ | PROT_WRITE | PROT_EXEC,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	v = -1;
-	if (m != MAP_FAILED) {
-		a = (char *)(((unsigned long)m + REGION - 1) & ~(REGION - 1));
-		memset(a, 0xc3, REGION);
-		v = smaps_field(0, (unsigned long)a, (unsigned long)a + REGION, "AnonHugePages");
-	}
+	v = rwx_fault_huge();
 	ksft_test_result(v >= (long)REGION,
 			 "hugetext_enabled=0, PR_HUGETEXT_SET|PR_HUGETEXT_JIT: RWX memory PMD-mapped at fault (%ld KB)\n",
 			 v >> 10);
-	/* unmapped: a new mapping next to it would merge, and smaps sums VMAs */
-	if (m != MAP_FAILED)
-		munmap(m, 2 * REGION);
 	prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SYSTEM, 0, 0, 0);
-	m = mmap(NULL, 2 * REGION, PROT_READ | PROT_WRITE | PROT_EXEC,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	v = -1;
-	if (m != MAP_FAILED) {
-		a = (char *)(((unsigned long)m + REGION - 1) & ~(REGION - 1));
-		memset(a, 0xc3, REGION);
-		v = smaps_field(0, (unsigned long)a, (unsigned long)a + REGION, "AnonHugePages");
-	}
+	v = rwx_fault_huge();
 	ksft_test_result(v == 0,
 			 "hugetext_enabled=0, PR_HUGETEXT_SYSTEM: RWX memory stays 4K (%ld KB)\n",
 			 v >> 10);
