@@ -91,7 +91,7 @@ find "$jdk/bin" "$jdk/lib" -name '*.so' -o -path "$jdk/bin/*" -type f |
 	while read -r f; do copy_with_libs "$f"; done
 ln -sf "$jdk/bin/java" "$root/usr/bin/java"
 ln -sf "$jdk/bin/javac" "$root/usr/bin/javac"
-python3 "$top/scripts/gen-demo-input.py" --java 40 >"$root/opt/hugetext/Gen.java"
+python3 "$top/scripts/gen-demo-input.py" --java 24 >"$root/opt/hugetext/Gen.java"
 # V8: Debian's node and a JS workload
 copy_with_libs "$(readlink -f /usr/bin/node)"
 [ -e "$root/usr/bin/node" ] || ln -s "$(readlink -f /usr/bin/node)" "$root/usr/bin/node"

@@ -63,7 +63,15 @@ nonce=$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 # with one 4K fault of 1.1 s (hugetext=1; RCU stalls in the storm and
 # in hugetext_real came from this); with a 64 MB cache 10.9 s, the
 # slowest fault 21 ms.
-accel=(-accel tcg,thread=multi,tb-size=64 -cpu max)
+# httcg=single on the guest's command line (a boot of scripts/boots.list)
+# runs the vCPUs in turn on one host thread: HotSpot patches compiled code
+# while other threads run it (cross-modifying code), and with 2 vCPUs in
+# parallel (MTTCG) and the 64 MB cache the JVM died of SIGSEGV at a fresh
+# method's entry in 6 of 8 javac runs; with one thread, in none of 3
+# (each about 2.5 times slower).
+tcg_thread=multi
+case " $* " in *" httcg=single "*) tcg_thread=single ;; esac
+accel=(-accel tcg,thread=$tcg_thread,tb-size=64 -cpu max)
 [ "${HUGETEXT_KVM:-0}" = 1 ] && accel=(-accel kvm -cpu host)
 
 cmdline="console=ttyS0 root=/dev/vda rw rootfstype=ext4 init=/init panic=-1"

