@@ -36,7 +36,7 @@ KCONFIG := $(S)/qemu.config Kconfig.fragment $(S)/build-kernel.sh
 SELFTESTS_STAMP := $(O)/selftests/.built
 SELFTESTS_IN := $(filter-out selftests/list,$(wildcard selftests/*))
 ROOTFS_IN := $(S)/mkrootfs.sh $(S)/gen-demo-input.py $(S)/base.sh $(wildcard $(S)/guest/*) \
-	selftests/list tools/hugetext tools/itlb/kregions.py $(wildcard tools/bench/*)
+	selftests/list tools/hugetext tools/knobs.list tools/embed-knobs tools/itlb/kregions.py $(wildcard tools/bench/*)
 
 # An image depends on out/src by content, not by time (out/src is only
 # order-only for it: a touched patch re-runs fetch-source.sh, a no-op, not a
@@ -116,7 +116,8 @@ series-import: deps
 
 PREFIX ?= /usr/local
 install-tools:
-	install -D -m 0755 tools/hugetext $(DESTDIR)$(PREFIX)/sbin/hugetext
+	install -d $(DESTDIR)$(PREFIX)/sbin
+	python3 tools/embed-knobs $(DESTDIR)$(PREFIX)/sbin/hugetext	# with tools/knobs.list in it
 	install -D -m 0644 tools/hugetext.8 $(DESTDIR)$(PREFIX)/share/man/man8/hugetext.8
 
 clean:

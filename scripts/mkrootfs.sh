@@ -52,7 +52,8 @@ find "$out/selftests" -maxdepth 1 -type f ! -name "*.S" -exec cp {} "$root/opt/h
 cp "$top/selftests/list" "$root/opt/hugetext/selftests/list"
 
 # the tool, with the host's python3 and its standard library
-cp "$top/tools/hugetext" "$root/opt/hugetext/hugetext"
+# (one file: the knob table, tools/knobs.list, embedded in it)
+python3 "$top/tools/embed-knobs" "$root/opt/hugetext/hugetext"
 py=$(readlink -f /usr/bin/python3)
 copy_with_libs "$py"
 ln -sf "$py" "$root/usr/bin/python3"
