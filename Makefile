@@ -71,7 +71,7 @@ $(O)/bzImage-nohugetext: $(KCONFIG) $(O)/hugetext-n.config \
 	@$(S)/build-kernel.sh --name nohugetext $(O)/hugetext-n.config
 
 # the selftests, static (mkrootfs.sh runs the same make, then a no-op)
-$(SELFTESTS_STAMP): $(SELFTESTS_IN) $(SRC_STAMP) | deps
+$(SELFTESTS_STAMP): $(SELFTESTS_IN) tools/knobs.list $(SRC_STAMP) | deps
 	@top=$(CURDIR) && . $(S)/base.sh && build_begin $(CURDIR)/$(O)/selftests && \
 	make -s -C selftests OUT=$(CURDIR)/$(O)/selftests KSFT=$(CURDIR)/$(O)/src/tools/testing/selftests && \
 	build_end $(CURDIR)/$(O)/selftests && touch $@

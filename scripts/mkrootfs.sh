@@ -48,7 +48,7 @@ build_begin "$out/selftests"
 rig_run make -s -C "$top/selftests" OUT="$out/selftests" KSFT="$out/src/tools/testing/selftests"
 build_end "$out/selftests"
 mkdir -p "$root/opt/hugetext/selftests"
-find "$out/selftests" -maxdepth 1 -type f ! -name "*.S" -exec cp {} "$root/opt/hugetext/selftests/" \;
+find "$out/selftests" -maxdepth 1 -type f ! -name "*.S" ! -name "*.h" -exec cp {} "$root/opt/hugetext/selftests/" \;
 cp "$top/selftests/list" "$root/opt/hugetext/selftests/list"
 
 # the tool, with the host's python3 and its standard library

@@ -7,8 +7,8 @@
  * hugetext_hotcold has ten full 2 MB regions of code and keeps the ones it
  * is told hot; each region is its own mapping, so smaps tells which are
  * PMD-mapped.  Checked, polling every 50 ms:
- *  - both knobs: good values round-trip, bad writes fail with EINVAL and
- *    change nothing;
+ *  - both knobs: their range round-trips, their bad writes (tools/knobs.list)
+ *    fail with EINVAL and change nothing;
  *  - cap 0: all ten regions become PMD-mapped;
  *  - cap 2, regions 2 and 5 hot: exactly those two, within a bounded number
  *    of sampling periods, and never more than two on the way;
@@ -66,8 +66,6 @@ struct proc {
 
 /* the regions wait_sets() compares (the others may be anything) */
 static unsigned int care = ~0u;
-
-static char longstr[4096];
 
 /*
  * MADV_COLLAPSE of region @i of @p from outside (process_madvise): 0, or
@@ -262,49 +260,8 @@ static void report(const char *what, double r)
 			 "%s within %d sampling periods\n", what, MAX_PERIODS);
 }
 
-static void test_knob(const char *knob, const char *const *good, int ngood,
-		      const char *const *bad, int nbad, const char *keep)
-{
-	char lbl[64], got[64];
-	int i, err, fails = 0;
-
-	for (i = 0; i < ngood; i++) {
-		err = knob_write(knob, good[i]);
-		knob_read(knob, got, sizeof(got));
-		got[strcspn(got, "\n")] = 0;
-		ksft_test_result(!err && !strcmp(got, good[i]), "%s: %s round-trips (got %s)\n",
-				 knob, good[i], got);
-	}
-	knob_write(knob, keep);
-	for (i = 0; i < nbad; i++) {
-		err = knob_write(knob, bad[i]);
-		knob_read(knob, got, sizeof(got));
-		got[strcspn(got, "\n")] = 0;
-		/* a zero-length write never reaches ->store(): it changes nothing */
-		if ((*bad[i] ? err != -EINVAL : err != 0) || strcmp(got, keep)) {
-			knob_label(bad[i], lbl, sizeof(lbl));
-			ksft_print_msg("%s: writing \"%s\": %s, now %s\n", knob, lbl,
-				       err ? strerror(-err) : "accepted", got);
-			fails++;
-		}
-	}
-	ksft_test_result(!fails, "%s: %d bad writes fail with EINVAL (the empty one is a no-op), value kept\n",
-			 knob, nbad);
-}
-
 int main(void)
 {
-	static const char *const cap_good[] = { "1", "65536", "0" };
-	static const char *const cap_bad[] = {
-		"", "\n", "-1", "+1", "abc", "1x", " 1", "1 ", "0x1", "1.0",
-		"65537", "4294967296", "99999999999999999999999",
-		"18446744073709551617", longstr,
-	};
-	static const char *const sample_good[] = { "10", "600000", "1000" };
-	static const char *const sample_bad[] = {
-		"", "0", "9", "600001", "-1", "+100", "abc", "0x64", "1e3",
-		" 100", "100ms", "18446744073709551617", longstr,
-	};
 	struct proc p[2] = {};
 	unsigned int want[2];
 	long demoted, collapsed, sampled;
@@ -314,13 +271,11 @@ int main(void)
 	ksft_print_header();
 	if (!knob_exists(CAP) || !knob_exists(SAMPLE))
 		ksft_exit_skip("kernel without max_nr_hugetext (no %s%s)\n", THP_DIR, CAP);
-	memset(longstr, '7', sizeof(longstr) - 1);
-	ksft_set_plan(2 * 4 + 8 + 5);
+	ksft_set_plan(2 * KNOB_TABLE_RESULTS + 8 + 5);
 	knobs_save();
 
-	test_knob(CAP, cap_good, 3, cap_bad, sizeof(cap_bad) / sizeof(*cap_bad), "3");
-	test_knob(SAMPLE, sample_good, 3, sample_bad,
-		  sizeof(sample_bad) / sizeof(*sample_bad), "250");
+	knob_test_table(CAP);
+	knob_test_table(SAMPLE);
 
 	if (knob_write("hugetext_enabled", "1") || knob_write(CAP, "0") ||
 	    knob_write("enabled", "madvise"))

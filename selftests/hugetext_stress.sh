@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # hugetext_stress.sh [SECONDS] [SEED]: exec storms of four large programs
 # (ET_EXEC, PIE, DSO, and an ET_EXEC whose text tail is padded) while
-# another task toggles hugetext_enabled, hugetext_pad_threshold,
-# max_nr_hugetext (when present) and khugepaged's knobs, another replaces
+# another task toggles the hugetext knobs (those with storm values in the
+# knob table, knobs.list, when present) and khugepaged's, another replaces
 # a binary with new valid content (write a copy, rename it over), opens
 # the DSO for write, truncates a copy of the DSO while a program maps it
 # and drops caches, and some runs are squeezed by a memory cgroup so that
@@ -41,17 +41,21 @@ DIR=$(dirname "$0")
 W=/var/tmp/hugetext-stress
 [ -f $T/hugetext_enabled ] || { echo "1..0 # SKIP kernel without CONFIG_HUGETEXT"; exit 4; }
 
-PAD=$T/hugetext_pad_threshold MAXNR=$K/max_nr_hugetext SAMPLE=$K/hugetext_sample_millisecs
-saved="$(cat $T/hugetext_enabled) $(cat $K/scan_sleep_millisecs) $(cat $K/pages_to_scan) $(sed 's/.*\[\(.*\)\].*/\1/' $T/enabled)"
-saved="$saved $(cat $PAD 2>/dev/null || echo -) $(cat $MAXNR 2>/dev/null || echo -)"
-saved="$saved $(cat $SAMPLE 2>/dev/null || echo -)"
+# the hugetext knobs the toggler writes, from the knob table (its copy
+# next to this script): FILE=VALUE,VALUE,... words, FILE under $T
+storm_knobs=$(awk '$1 !~ /^#/ && NF >= 5 && $5 != "-" { print $1 "=" $5 }' "$DIR/knobs.list")
+[ -n "$storm_knobs" ] || { echo "1..0 # SKIP no knob with storm values in $DIR/knobs.list"; exit 4; }
+saved=
+for kv in $storm_knobs; do
+	saved="$saved ${kv%%=*}=$(cat $T/${kv%%=*} 2>/dev/null || echo -)"
+done
+saved="$saved khugepaged/scan_sleep_millisecs=$(cat $K/scan_sleep_millisecs)"
+saved="$saved khugepaged/pages_to_scan=$(cat $K/pages_to_scan)"
+saved="$saved enabled=$(sed 's/.*\[\(.*\)\].*/\1/' $T/enabled)"
 restore() {
-	set -- $saved
-	echo $1 >$T/hugetext_enabled; echo $2 >$K/scan_sleep_millisecs
-	echo $3 >$K/pages_to_scan; echo $4 >$T/enabled
-	[ "$5" = - ] || echo $5 >$PAD
-	[ "$6" = - ] || echo $6 >$MAXNR
-	[ "$7" = - ] || echo $7 >$SAMPLE
+	for kv in $saved; do
+		[ "${kv#*=}" = - ] || echo ${kv#*=} >$T/${kv%%=*}
+	done
 }
 # inject on|off: aim fail_page_alloc at order >= 9, failslab at the tasks
 # marked make-it-fail (khugepaged, re-marked by the injector loop)
@@ -120,15 +124,16 @@ fi
 
 end=$(( $(cut -d. -f1 /proc/uptime) + SECS ))
 (	# knob toggler
-	s=$((SEED + 1))
+	s=$((SEED + 1)) oifs=$IFS
 	while [ $(cut -d. -f1 /proc/uptime) -lt $end ]; do
-		rnd 4; echo $r >$T/hugetext_enabled
 		rnd 3; case $r in 0) echo 10000 ;; 1) echo 100 ;; *) echo 0 ;; esac >$K/scan_sleep_millisecs
 		rnd 3; case $r in 0) echo 4096 ;; 1) echo 512 ;; *) echo 65536 ;; esac >$K/pages_to_scan
 		rnd 4; [ $r = 0 ] && echo never >$T/enabled || echo madvise >$T/enabled
-		rnd 3; [ -f $PAD ] && case $r in 0) echo 0 ;; 1) echo 4096 ;; *) echo 2097151 ;; esac >$PAD
-		rnd 3; [ -f $MAXNR ] && case $r in 0) echo 0 ;; 1) echo 1 ;; *) echo 4 ;; esac >$MAXNR
-		rnd 3; [ -f $SAMPLE ] && case $r in 0) echo 10 ;; 1) echo 100 ;; *) echo 1000 ;; esac >$SAMPLE
+		for kv in $storm_knobs; do	# one of the knob's storm values
+			IFS=,; set -- ${kv#*=}; IFS=$oifs
+			rnd $#; shift $r
+			[ -f $T/${kv%%=*} ] && echo $1 >$T/${kv%%=*}
+		done
 		usleep $(( (s % 200 + 20) * 1000 ))
 	done
 ) & TOG=$!

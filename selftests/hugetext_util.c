@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "hugetext_util.h"
+#include "hugetext_knobs.h"
 
 int knob_read(const char *name, char *buf, size_t len)
 {
@@ -100,18 +101,24 @@ bool knob_exists(const char *name)
 	return access(path, F_OK) == 0;
 }
 
-/* every knob a hugetext test may touch */
-static const char *const saved_names[] = {
-	"hugetext_enabled", "hugetext_pad_threshold", "hugetext_pad_rodata", "enabled", "defrag",
-	"hugepages-2048kB/enabled",
+/*
+ * every knob a hugetext test may touch: the knob table's (tools/knobs.list,
+ * made into hugetext_knobs.h by gen_knobs.py), then THP's
+ */
+static const char *const thp_names[] = {
+	"enabled", "defrag", "hugepages-2048kB/enabled",
 	"khugepaged/scan_sleep_millisecs", "khugepaged/pages_to_scan",
-	"khugepaged/alloc_sleep_millisecs", "khugepaged/max_nr_hugetext",
-	"khugepaged/hugetext_sample_millisecs",
+	"khugepaged/alloc_sleep_millisecs",
 };
-#define NR_SAVED (sizeof(saved_names) / sizeof(saved_names[0]))
+#define NR_SAVED (NR_KNOB_SPECS + sizeof(thp_names) / sizeof(thp_names[0]))
 static char saved_vals[NR_SAVED][64];
 static bool saved_ok[NR_SAVED];
 static bool saved;
+
+static const char *saved_name(size_t i)
+{
+	return i < NR_KNOB_SPECS ? knob_specs[i].file : thp_names[i - NR_KNOB_SPECS];
+}
 
 void knobs_restore(void)
 {
@@ -122,7 +129,7 @@ void knobs_restore(void)
 	/* hugetext first, so THP knobs are restored with it already in place */
 	for (i = 0; i < NR_SAVED; i++) {
 		if (saved_ok[i])
-			knob_write(saved_names[i], saved_vals[i]);
+			knob_write(saved_name(i), saved_vals[i]);
 	}
 }
 
@@ -141,13 +148,13 @@ void knobs_save(void)
 		char *v = saved_vals[i];
 
 		saved_ok[i] = false;
-		if (!knob_exists(saved_names[i]))
+		if (!knob_exists(saved_name(i)))
 			continue;
-		if (knob_read(saved_names[i], v, sizeof(saved_vals[i])))
+		if (knob_read(saved_name(i), v, sizeof(saved_vals[i])))
 			continue;
 		/* "always [madvise] never" files are restored by their selected word */
 		if (strchr(v, '[') &&
-		    knob_read_mode(saved_names[i], v, sizeof(saved_vals[i])))
+		    knob_read_mode(saved_name(i), v, sizeof(saved_vals[i])))
 			continue;
 		saved_ok[i] = true;
 	}
@@ -157,6 +164,83 @@ void knobs_save(void)
 		signal(SIGINT, restore_on_signal);
 		signal(SIGTERM, restore_on_signal);
 	}
+}
+
+static const struct knob_spec *knob_spec(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NR_KNOB_SPECS; i++)
+		if (!strcmp(knob_specs[i].file, name))
+			return &knob_specs[i];
+	printf("# %s is not in the knob table (tools/knobs.list)\n", name);
+	return NULL;
+}
+
+/* write @val to @name; a failure unless it gives @want_err and reads @want */
+static int knob_expect(const char *name, const char *val, int want_err, long want)
+{
+	char got[64], lbl[64];
+	int err = knob_write(name, val);
+
+	if (knob_read(name, got, sizeof(got)))
+		snprintf(got, sizeof(got), "unreadable");
+	if (err == want_err && knob_read_long(name) == want)
+		return 0;
+	knob_label(val, lbl, sizeof(lbl));
+	printf("# %s: writing \"%s\": %s, now %s (want %s, %ld)\n", name, lbl,
+	       err ? strerror(-err) : "accepted", got,
+	       want_err ? strerror(-want_err) : "accepted", want);
+	return 1;
+}
+
+int knob_check_range(const char *name, int *n)
+{
+	const struct knob_spec *k = knob_spec(name);
+	long vals[3], before = knob_read_long(name);
+	char buf[32];
+	int i, nl, fails = 0;
+
+	*n = 0;
+	if (!k)
+		return 1;
+	vals[0] = k->min;
+	vals[1] = k->max;
+	vals[2] = k->def;
+	for (i = 0; i < 3; i++)
+		for (nl = 0; nl < 2; nl++, ++*n) {
+			snprintf(buf, sizeof(buf), "%ld%s", vals[i], nl ? "\n" : "");
+			fails += knob_expect(name, buf, 0, vals[i]);
+		}
+	snprintf(buf, sizeof(buf), "%ld", before);
+	knob_write(name, buf);
+	return fails;
+}
+
+int knob_check_bad(const char *name, int *n)
+{
+	const struct knob_spec *k = knob_spec(name);
+	long before = knob_read_long(name), keep;
+	char buf[32];
+	int i, j, fails = 0;
+
+	*n = 0;
+	if (!k)
+		return 1;
+	/* from both ends of the range: a bad value taken as either shows */
+	for (j = 0; j < 2; j++) {
+		keep = j ? k->max : k->min;
+		for (i = 0; i < k->nbad; i++) {
+			snprintf(buf, sizeof(buf), "%ld", keep);
+			knob_write(name, buf);
+			/* a zero-length write never reaches ->store(): it changes nothing */
+			fails += knob_expect(name, k->bad[i], *k->bad[i] ? -EINVAL : 0, keep);
+		}
+	}
+	*n = k->nbad;
+	snprintf(buf, sizeof(buf), "%ld", before);
+	knob_write(name, buf);
+	return fails;
 }
 
 void khugepaged_fast(void)

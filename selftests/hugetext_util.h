@@ -24,6 +24,30 @@ bool knob_exists(const char *name);
 /* @val as a test label: newlines and tabs as '~', long strings as "<N bytes>" */
 void knob_label(const char *val, char *buf, size_t len);
 
+/*
+ * The knob table (tools/knobs.list) for knob @name (relative to THP_DIR).
+ * knob_check_range(): its min, max and default, each written with and
+ * without a "\n", read back; knob_check_bad(): each of its bad values,
+ * written over its min and over its max, fails with EINVAL (a zero-length
+ * write: changes nothing) and leaves the value.  Each prints a "#" line per
+ * failure, restores the knob, sets *@n to the values tried and returns the
+ * failures.  knob_test_table(name) makes them KNOB_TABLE_RESULTS test
+ * results (the caller includes kselftest.h).
+ */
+int knob_check_range(const char *name, int *n);
+int knob_check_bad(const char *name, int *n);
+#define KNOB_TABLE_RESULTS 2
+#define knob_test_table(name) do {						\
+	int n_, f_ = knob_check_range(name, &n_);				\
+										\
+	ksft_test_result(!f_, "%s: min, max, default round-trip (%d writes)\n", \
+			 name, n_);						\
+	f_ = knob_check_bad(name, &n_);						\
+	ksft_test_result(!f_,						\
+			 "%s: %d bad writes fail with EINVAL (a zero-length one changes nothing), value kept\n", \
+			 name, n_);						\
+} while (0)
+
 /* Save every knob the tests touch; restored atexit and on SIGINT/SIGTERM. */
 void knobs_save(void);
 void knobs_restore(void);
