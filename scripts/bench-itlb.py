@@ -44,6 +44,10 @@ NOTE = 'model under QEMU TCG, not hardware'
 PAD_KNOB = 'hugetext_pad_threshold='
 CAP_KNOB = 'khugepaged/max_nr_hugetext='
 SHARE_BAR = 90.0        # % of the oracle's fetch share the sampler must hold
+# the programs, in order: tools/bench/programs.list
+sys.path.insert(0, os.path.join(TOP, 'tools', 'bench'))
+sys.dont_write_bytecode = True
+import programs as bench_programs  # noqa: E402
 
 
 def load(name, path):
@@ -577,7 +581,7 @@ def main():
     ap.add_argument('--models', default='skylake,goldencove,neoverse-n1')
     ap.add_argument('--qemu', default='qemu-x86_64')
     ap.add_argument('--programs', help='comma-separated (default: every '
-                    'program with a file-backed target)')
+                    'program of tools/bench/programs.list with a file target)')
     a = ap.parse_args()
     try:
         with open(a.results) as f:
@@ -602,11 +606,12 @@ def main():
     doc = {'note': NOTE, 'models': models, 'programs': [],
            'generated': time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}
     rc = 0
-    for name, recs in byprog.items():
-        if want and name not in want:
+    for prog in bench_programs.read():
+        name, recs = prog['name'], byprog.get(prog['name'])
+        if not recs or (want and name not in want):
             continue
-        if not any(r.get('files') for r in recs.values()):
-            continue        # the JIT: anonymous code, no file regions
+        if not prog['target'] or not any(r.get('files') for r in recs.values()):
+            continue        # a JIT: anonymous code, no file regions
         t0 = time.monotonic()
         print('bench-itlb: %s: replaying' % name, flush=True)
         try:

@@ -23,16 +23,13 @@ import sys
 import time
 
 MB = 1 << 20
-PROGRAMS = ['cc1', 'gdb', 'llc', 'pg', 'jit', 'javac', 'node']
-PROGRAM_TITLE = {
-    'cc1': "gcc's cc1 (ET_EXEC, 20 MB text)",
-    'gdb': 'gdb (PIE, 6 MB text)',
-    'llc': 'llc-14 (libLLVM-14.so.1, 97 MB text DSO)',
-    'pg': 'PostgreSQL 15 postgres --single (PIE, 5 MB text)',
-    'jit': 'jitbench (16 MB anonymous code)',
-    'javac': "OpenJDK 17's javac (HotSpot's code cache, anonymous RWX)",
-    'node': 'node 20 running a JS workload (ET_EXEC, 27 MB text)',
-}
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# the programs, in order, and their titles: tools/bench/programs.list
+sys.path.insert(0, os.path.join(TOP, 'tools', 'bench'))
+sys.dont_write_bytecode = True
+import programs as bench_programs  # noqa: E402
+PROGRAMS = [p['name'] for p in bench_programs.read()]
+PROGRAM_TITLE = {p['name']: p['title'] for p in bench_programs.read()}
 MODE_TITLE = {
     'hugetext': 'hugetext=3, THP madvise',
     'thp-always': 'hugetext=0, THP always (upstream best today)',

@@ -53,10 +53,9 @@ all_modes=(hugetext:hugetext=3:madvise thp-always:hugetext=0:always
 	"cap8:hugetext=3 htknobs=$pad,khugepaged/max_nr_hugetext=8:madvise")
 want=${HUGETEXT_BENCH_MODES:-$(for m in "${all_modes[@]}"; do echo "${m%%:*}"; done)}
 want=$(echo $want)
-# the programs: scripts/bench-report.py's PROGRAMS, the one list of them
-all_progs=$(python3 -c 'import importlib.util as u, sys
-s = u.spec_from_file_location("r", sys.argv[1]); m = u.module_from_spec(s)
-s.loader.exec_module(m); print(",".join(m.PROGRAMS))' "$top/scripts/bench-report.py")
+# the programs: tools/bench/programs.list, the one list of them
+all_progs=$(python3 -B -c 'import sys; sys.path.insert(0, sys.argv[1]); import programs
+print(",".join(p["name"] for p in programs.read()))' "$top/tools/bench")
 progs=${HUGETEXT_BENCH_PROGRAMS:-$all_progs}
 specs=() failed=0
 for m in "${all_modes[@]}"; do

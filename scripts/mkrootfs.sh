@@ -73,6 +73,7 @@ copy_with_libs /usr/bin/gdb
 # make bench: its guest script, a JIT-like program (static), and llc-14,
 # which does its work in a DSO with 97 MB of text (libLLVM-14.so.1)
 install -m 0755 "$top/scripts/guest/bench" "$root/opt/hugetext/bench"
+install -m 0644 "$top/tools/bench/programs.list" "$top/tools/bench/programs.py" "$root/opt/hugetext/"
 python3 "$top/scripts/gen-demo-input.py" 120 >"$root/opt/hugetext/bench.c"
 gcc -static -O2 -Wall -Wextra -o "$root/opt/hugetext/jitbench" "$top/tools/bench/jitbench.c"
 install -m 0644 "$top/tools/itlb/kregions.py" "$root/opt/hugetext/kregions.py"

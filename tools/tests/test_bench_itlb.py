@@ -245,3 +245,40 @@ class RowsTest(unittest.TestCase):
 
 if __name__ == '__main__':
     unittest.main()
+
+
+class ProgramsTableTest(unittest.TestCase):
+    """tools/bench/programs.list: the one list of the bench's programs."""
+
+    def test_every_reader_has_every_program(self):
+        progs = bi.bench_programs.read()
+        names = [p['name'] for p in progs]
+        self.assertEqual(names[:3], ['cc1', 'gdb', 'llc'])
+        self.assertIn('javac', names)
+        self.assertIsNone(progs[names.index('jit')]['target'])
+        self.assertEqual(progs[names.index('llc')]['target'],
+                         'libLLVM-14.so.1')
+        br = load('bench_report', os.path.join(TOP, 'scripts',
+                                               'bench-report.py'))
+        self.assertEqual(br.PROGRAMS, names)
+        self.assertEqual(sorted(br.PROGRAM_TITLE), sorted(names))
+        # the guest's commands: one per program of the table, no other
+        with open(os.path.join(TOP, 'scripts', 'guest', 'bench')) as f:
+            guest = f.read()
+        body = guest[guest.index('def commands():'):
+                     guest.index('def programs():')]
+        import re
+        self.assertEqual(re.findall(r"^        '(\w+)': \{$", body, re.M),
+                         names)
+
+    def test_malformed_line(self):
+        import tempfile
+        for text, line in (('# c\ncc1 cc1 300 title\ncc1 cc1 300 again\n', 3),
+                           ('gdb gdb soon title\n', 1), ('gdb gdb 3\n', 1)):
+            with tempfile.NamedTemporaryFile('w', suffix='.list') as f:
+                f.write(text)
+                f.flush()
+                with self.assertRaisesRegex(bi.bench_programs.TableError,
+                                            r'\.list:%d: want a new name'
+                                            % line):
+                    bi.bench_programs.read(f.name)
