@@ -18,15 +18,9 @@ HT="python3 /opt/hugetext/hugetext"
 . "$(dirname "$0")/hugetext_ktap.sh"	# ok, nok, $n, $fail
 
 [ -f $T/hugetext_enabled ] || { echo "1..0 # SKIP kernel without CONFIG_HUGETEXT"; exit 4; }
-saved_ht=$(cat $T/hugetext_enabled)
-saved_thp=$(sed 's/.*\[\(.*\)\].*/\1/' $T/enabled)
-saved_pad= saved_rodata=
-[ -f $T/hugetext_pad_threshold ] && saved_pad=$(cat $T/hugetext_pad_threshold) &&
-	echo 0 >$T/hugetext_pad_threshold
-[ -f $T/hugetext_pad_rodata ] && saved_rodata=$(cat $T/hugetext_pad_rodata)
-trap 'echo $saved_ht >$T/hugetext_enabled; echo $saved_thp >$T/enabled
-	[ -z "$saved_pad" ] || echo $saved_pad >$T/hugetext_pad_threshold
-	[ -z "$saved_rodata" ] || echo $saved_rodata >$T/hugetext_pad_rodata' EXIT
+knobs_save
+trap knobs_restore EXIT
+[ ! -f $T/hugetext_pad_threshold ] || echo 0 >$T/hugetext_pad_threshold
 echo madvise >$T/enabled
 echo "TAP version 13"
 echo "1..7"
@@ -106,7 +100,7 @@ for mode in 1 0; do
 done
 
 # padding
-if [ -z "$saved_pad" ] || [ -z "$saved_rodata" ]; then
+if [ ! -f $T/hugetext_pad_threshold ] || [ ! -f $T/hugetext_pad_rodata ]; then
 	for i in 5 6 7; do echo "ok $i # SKIP kernel without hugetext padding"; done
 	exit 0
 fi

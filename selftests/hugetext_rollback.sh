@@ -21,15 +21,9 @@ pmd_kb() {
 
 [ -f $T/hugetext_enabled ] || { echo "1..0 # SKIP kernel without CONFIG_HUGETEXT"; exit 4; }
 [ -f $SPLIT ] || { echo "1..0 # SKIP no $SPLIT (debugfs or CONFIG_DEBUG_FS missing)"; exit 4; }
-saved_ht=$(cat $T/hugetext_enabled)
-saved_thp=$(sed 's/.*\[\(.*\)\].*/\1/' $T/enabled)
-saved_pad=$(cat $T/hugetext_pad_threshold 2>/dev/null)
-saved_sleep=$(cat $T/khugepaged/scan_sleep_millisecs)
+knobs_save
 restore() {
-	echo "$saved_ht" >$T/hugetext_enabled
-	echo "$saved_thp" >$T/enabled
-	[ -z "$saved_pad" ] || echo "$saved_pad" >$T/hugetext_pad_threshold
-	echo "$saved_sleep" >$T/khugepaged/scan_sleep_millisecs
+	knobs_restore
 	[ -z "${pid:-}" ] || kill "$pid" 2>/dev/null
 }
 trap restore EXIT
@@ -38,7 +32,7 @@ echo "1..5"
 echo madvise >$T/enabled
 echo 100 >$T/khugepaged/scan_sleep_millisecs
 echo 1 >$T/hugetext_enabled
-[ -z "$saved_pad" ] || echo 4096 >$T/hugetext_pad_threshold
+[ ! -f $T/hugetext_pad_threshold ] || echo 4096 >$T/hugetext_pad_threshold
 echo 3 >/proc/sys/vm/drop_caches
 
 # a program whose text is huge, kept running
@@ -58,7 +52,7 @@ fi
 
 # off: nothing new is collapsed, a new program gets 4K pages
 echo 0 >$T/hugetext_enabled
-[ -z "$saved_pad" ] || echo 0 >$T/hugetext_pad_threshold
+[ ! -f $T/hugetext_pad_threshold ] || echo 0 >$T/hugetext_pad_threshold
 c0=$(( $(vmstat hugetext_collapse_ok) + $(vmstat hugetext_map_ok) + $(vmstat hugetext_pad) + $(vmstat hugetext_pad_head) ))
 out=$("$D/hugetext_bigpie" none --timeout 3000 2>&1)
 rc=$?

@@ -45,18 +45,8 @@ W=/var/tmp/hugetext-stress
 # next to this script): FILE=VALUE,VALUE,... words, FILE under $T
 storm_knobs=$(awk '$1 !~ /^#/ && NF >= 5 && $5 != "-" { print $1 "=" $5 }' "$DIR/knobs.list")
 [ -n "$storm_knobs" ] || { echo "1..0 # SKIP no knob with storm values in $DIR/knobs.list"; exit 4; }
-saved=
-for kv in $storm_knobs; do
-	saved="$saved ${kv%%=*}=$(cat $T/${kv%%=*} 2>/dev/null || echo -)"
-done
-saved="$saved khugepaged/scan_sleep_millisecs=$(cat $K/scan_sleep_millisecs)"
-saved="$saved khugepaged/pages_to_scan=$(cat $K/pages_to_scan)"
-saved="$saved enabled=$(sed 's/.*\[\(.*\)\].*/\1/' $T/enabled)"
-restore() {
-	for kv in $saved; do
-		[ "${kv#*=}" = - ] || echo ${kv#*=} >$T/${kv%%=*}
-	done
-}
+. "$DIR/hugetext_ktap.sh"	# knobs_save, knobs_restore (its TAP is written here)
+knobs_save
 # inject on|off: aim fail_page_alloc at order >= 9, failslab at the tasks
 # marked make-it-fail (khugepaged, re-marked by the injector loop)
 inject() {
@@ -89,7 +79,7 @@ vm() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' "${2:
 # delta KEY: how much KEY grew during the storm
 delta() { echo $(( $(vm "$1" $W/vmstat.after) - $(vm "$1" $W/vmstat.before) )); }
 INJ=
-trap 'kill $TOG $MUT $INJ 2>/dev/null; stop_injection; restore' EXIT
+trap 'kill $TOG $MUT $INJ 2>/dev/null; stop_injection; knobs_restore' EXIT
 echo "TAP version 13"
 if [ "$INJECT" = 1 ]; then echo "1..5"; else echo "1..3"; fi
 echo "# seed $SEED, $SECS s, fault injection $( [ $INJECT = 1 ] && echo on || echo off), memory cgroup $( [ "${MEMCG:-0}" = 1 ] && echo on || echo off)"

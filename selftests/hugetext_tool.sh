@@ -10,9 +10,8 @@ DIR=$(dirname "$0")
 check() { desc=$1; shift; if "$@" >/tmp/ht.out 2>&1; then ok "$desc"; else nok "$desc"; sed 's/^/# /' /tmp/ht.out; fi; }
 
 [ -f $T/hugetext_enabled ] || { echo "1..0 # SKIP kernel without CONFIG_HUGETEXT"; exit 4; }
-saved_ht=$(cat $T/hugetext_enabled)
-saved_thp=$(sed 's/.*\[\(.*\)\].*/\1/' $T/enabled)
-trap 'echo $saved_ht >$T/hugetext_enabled; echo $saved_thp >$T/enabled' EXIT
+knobs_save
+trap knobs_restore EXIT
 echo "TAP version 13"
 echo "1..12"
 

@@ -41,11 +41,6 @@ REAL_CC1 = '/usr/lib/gcc/x86_64-linux-gnu/12/cc1'
 SERVER = '/usr/local/bin/myserver'
 LIBC = '/usr/lib/x86_64-linux-gnu/libc.so.6'
 THP = 'sys/kernel/mm/transparent_hugepage/'
-ENABLED = THP + 'hugetext_enabled'
-PAD = THP + 'hugetext_pad_threshold'
-RODATA = THP + 'hugetext_pad_rodata'
-MAXNR = THP + 'khugepaged/max_nr_hugetext'
-SAMPLE = THP + 'khugepaged/hugetext_sample_millisecs'
 
 
 def load_tool(path=os.path.join(os.path.dirname(HERE), 'hugetext')):
@@ -61,6 +56,9 @@ def load_tool(path=os.path.join(os.path.dirname(HERE), 'hugetext')):
 # the knob table, tools/knobs.list, as the tool parses it
 KNOBS = load_tool().KNOBS
 KNOB_FILES = {k.name: k.path.lstrip('/') for k in KNOBS}
+ENABLED, PAD, RODATA, MAXNR, SAMPLE = (KNOB_FILES[n] for n in (
+    'enabled', 'pad_threshold', 'pad_rodata', 'max_nr_hugetext',
+    'sample_millisecs'))
 
 
 def limit_memory(nbytes):
