@@ -1,16 +1,92 @@
 # shellcheck shell=bash
-# The one place that knows the base kernel. Sourced by the other scripts.
-# Debian's linux-source-6.12 package, pinned; scripts/fetch-source.sh falls back
-# to the newest 6.12 package served (with a warning) when this one is gone.
-BASE_PKG=linux-source-6.12
-BASE_VERSION=6.12.117-1~deb12u1
-BASE_SERIES=6.12
+# The rig's shell library, sourced by the other scripts.  The kernels it
+# builds are the lines of scripts/kernels.list; kernel_select NAME (or
+# HUGETEXT_KERNEL=NAME in the environment, inherited by the scripts a script
+# runs) picks one, the first line by default, and sets:
+#   KERNEL        its name (6.12, 7.3)
+#   BASE_PKG BASE_VERSION BASE_SERIES   Debian's package, pinned version,
+#                 and the Linux series it is (the part of the name after
+#                 linux-source-)
+#   BASE_SUITE    its Debian suite, empty for this machine's own
+#   KPATCHES KFRAG KOUT   absolute: the series' directory, the Kconfig
+#                 fragment, the output directory (KOUT/src is the tree)
+# (top, the checkout, is set by the script that sources this file)
+top=${top:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+kernel_select() {
+	local want=$1 name pkg ver suite pdir frag out
+	local list="$top/scripts/kernels.list"
+	while read -r name pkg ver suite pdir frag out; do
+		case "$name" in ''|\#*) continue ;; esac
+		[ -n "$want" ] || want=$name
+		[ "$name" = "$want" ] || continue
+		KERNEL=$name BASE_PKG=$pkg BASE_VERSION=$ver BASE_SERIES=${pkg#linux-source-}
+		BASE_SUITE=$suite
+		[ "$suite" != - ] || BASE_SUITE=
+		KPATCHES=$top/$pdir KFRAG=$top/$frag KOUT=$top/$out
+		export HUGETEXT_KERNEL=$name
+		return 0
+	done <"$list"
+	echo "${0##*/}: no kernel '$want' in scripts/kernels.list (have:" \
+	     "$(awk '!/^#/ && NF {printf "%s ", $1}' "$list"))" >&2
+	exit 2
+}
+kernel_select "${HUGETEXT_KERNEL:-}"
 
-# A hash of patches/series and every patch it lists: what out/src was built from.
+# A hash of the series file and every patch it lists: what KOUT/src was
+# built from.  series_hash TOP [PATCHES-DIR] (default: the selected kernel's).
 series_hash() {
-	local dir=$1/patches
+	local dir=${2:-$KPATCHES}
 	{ cat "$dir/series"; sed -e '/^\s*#/d' -e '/^\s*$/d' "$dir/series" |
 		while read -r p; do cat "$dir/$p"; done; } 2>/dev/null | sha1sum | cut -d' ' -f1
+}
+
+# apt_suite_opts SUITE: apt options (one a line) for a private apt state in
+# out/apt/SUITE that reads SUITE from the Debian mirror this machine's own
+# apt sources name (never a host of ours); its lists are fetched on first
+# use and by apt_suite_update.
+apt_suite_opts() {
+	local dir=$top/out/apt/$1
+	echo "-oDir::Etc::sourcelist=$dir/sources.list"
+	echo "-oDir::Etc::sourceparts=$dir/none"
+	echo "-oDir::State::Lists=$dir/lists"
+	echo "-oDir::Cache=$dir/cache"
+	echo "-oDir::State::status=/var/lib/dpkg/status"
+}
+apt_suite_update() {
+	local suite=$1 dir=$top/out/apt/$1 uri key
+	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial" "$dir/none"
+	# the mirror: the URI of this machine's source that serves Debian's
+	# "main" for a release suite (not -security, not a third party)
+	read -r uri key < <(debian_mirror) || true
+	[ -n "${uri:-}" ] || { echo "apt: no Debian mirror in this machine's apt sources" >&2; return 1; }
+	echo "deb [signed-by=$key] $uri $suite main" >"$dir/sources.list"
+	local opts; mapfile -t opts < <(apt_suite_opts "$suite")
+	apt-get "${opts[@]}" -q update >"$dir/update.log" 2>&1 ||
+		{ echo "apt: apt-get update of $suite on $uri failed:" >&2; tail -n 5 "$dir/update.log" >&2; return 1; }
+	touch "$dir/updated"
+}
+# debian_mirror: "URI KEYRING" of the machine's Debian archive source
+debian_mirror() {
+	local f
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		# deb822 stanzas: the first whose Suites has a plain release name
+		awk -v RS= '/Suites:/ && /Components:.*main/ {
+			uri = suite = key = ""
+			n = split($0, l, "\n")
+			for (i = 1; i <= n; i++) {
+				if (l[i] ~ /^URIs:/) { split(l[i], a, " "); uri = a[2] }
+				if (l[i] ~ /^Suites:/) { split(l[i], a, " "); suite = a[2] }
+				if (l[i] ~ /^Signed-By:/) { split(l[i], a, " "); key = a[2] }
+			}
+			if (uri ~ /debian\/?$/ && suite !~ /-security|\// && suite != "") {
+				if (key == "") key = "/usr/share/keyrings/debian-archive-keyring.gpg"
+				print uri, key; exit
+			}
+		}' "$f"
+	done | head -n1 | grep . && return 0
+	sed -n 's/^deb \(\[[^]]*\] \)\?\(\S*debian\/\?\) \S.*main.*/\2 \/usr\/share\/keyrings\/debian-archive-keyring.gpg/p' \
+		/etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | grep -v security | head -n1 | grep .
 }
 
 # src_state DIR: what the kernel tree DIR holds: its HEAD and a hash of its

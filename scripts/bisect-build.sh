@@ -4,6 +4,7 @@
 # (build dir out/bisect/build; after the first, each build is incremental),
 # then the whole series in out/src itself (out/build-main, image out/bzImage),
 # then the whole series once more with CONFIG_HUGETEXT=n (out/build-nohugetext).
+# (For the kernel HUGETEXT_KERNEL picks, read KOUT for out: out/7.3/src, ...)
 #
 # out/src never moves: a bisect build stopped at any moment (Ctrl-C, SIGTERM,
 # SIGKILL) leaves the applied series where it was, and the next run puts the
@@ -15,8 +16,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/base.sh"
 rig_lock bisect-build
 rig_signals bisect-build
-src="$top/out/src"
-wt="$top/out/bisect/src"
+src="$KOUT/src"
+wt="$KOUT/bisect/src"
 GIT=(git -c advice.detachedHead=false)
 
 # the worktree: (re)made when missing or not a worktree of out/src
@@ -37,10 +38,10 @@ for ((i = 0; i < n - 1; i++)); do
 	# -f: a checkout that was killed midway is completed, not refused
 	"${GIT[@]}" -C "$wt" checkout -q -f --detach "$c"
 	echo "== [$((i + 1))/$n] $(git -C "$wt" log -1 --format='%h %s')"
-	rig_run "$top/scripts/build-kernel.sh" --name bisect --src "$wt" --build "$top/out/bisect/build"
+	rig_run "$top/scripts/build-kernel.sh" --name bisect --src "$wt" --build "$KOUT/bisect/build"
 done
 echo "== [$n/$n] $(git -C "$src" log -1 --format='%h %s') (out/src)"
 rig_run "$top/scripts/build-kernel.sh"
 echo "== whole series with CONFIG_HUGETEXT=n"
-echo "# CONFIG_HUGETEXT is not set" >"$top/out/hugetext-n.config"
-rig_run "$top/scripts/build-kernel.sh" --name nohugetext "$top/out/hugetext-n.config"
+echo "# CONFIG_HUGETEXT is not set" >"$KOUT/hugetext-n.config"
+rig_run "$top/scripts/build-kernel.sh" --name nohugetext "$KOUT/hugetext-n.config"

@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# Configure and build the kernel in out/src into out/build (O=), copy the image
-# to out/bzImage. Config = tinyconfig + scripts/qemu.config + Kconfig.fragment
-# (+ extra fragments given as arguments), merged by the kernel's merge_config.sh,
-# then verified: every symbol a fragment asks for must be in the final .config.
+# Configure and build the kernel in KOUT/src (out/src; HUGETEXT_KERNEL picks
+# the kernel of scripts/kernels.list) into KOUT/build-NAME (O=), copy the
+# image to KOUT/bzImage.  Config = tinyconfig + scripts/qemu.config + the
+# kernel's fragment (Kconfig.fragment, patches/7.3/Kconfig.fragment) (+ extra
+# fragments given as arguments), merged by the kernel's merge_config.sh,
+# then verified: every symbol a fragment asks for must be in the final
+# .config (a symbol the tree does not define is reported, not checked).
 #
 #   build-kernel.sh [--name NAME] [--src DIR --build DIR] [FRAGMENT...]
-# NAME (default "main") selects out/build-NAME and out/bzImage[-NAME].
+# NAME (default "main") selects KOUT/build-NAME and KOUT/bzImage[-NAME].
 # --src/--build build another tree (scripts/bisect-build.sh) and copy no image.
 # A build killed midway is redone where it left off (build_begin, base.sh).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/base.sh"
-name=main src="$top/out/src" build= image=
+name=main src="$KOUT/src" build= image=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--name) name=$2; shift 2 ;;
@@ -23,13 +26,13 @@ while [ $# -gt 0 ]; do
 	esac
 done
 if [ -z "$build" ]; then
-	build="$top/out/build-$name"
-	image="$top/out/bzImage"
-	[ "$name" = main ] || image="$top/out/bzImage-$name"
+	build="$KOUT/build-$name"
+	image="$KOUT/bzImage"
+	[ "$name" = main ] || image="$KOUT/bzImage-$name"
 fi
 rig_lock build-kernel
 rig_signals build-kernel
-frags=("$top/scripts/qemu.config" "$top/Kconfig.fragment")
+frags=("$top/scripts/qemu.config" "$KFRAG")
 for f in "$@"; do frags+=("$(cd "$(dirname "$f")" && pwd)/$(basename "$f")"); done
 build_begin "$build"
 jobs=$(( $(nproc) + 1 ))

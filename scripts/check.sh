@@ -98,18 +98,31 @@ boots() {
 	done
 }
 
-echo "# hugetext make check: base $BASE_PKG $BASE_VERSION (pinned)"
+# the kernels of scripts/kernels.list: the first is the main one (steps
+# without a suffix), the others' steps are named after them (-7.3)
+mapfile -t kernels < <(awk '!/^#/ && NF {print $1}' "$top/scripts/kernels.list")
+ksuffix() { [ "$1" = "${kernels[0]}" ] || echo "-$1"; }
+echo "# hugetext make check: base $BASE_PKG $BASE_VERSION (pinned); kernels: ${kernels[*]}"
 step deps "$top/scripts/deps.sh" || { echo "0 passed, 1 failed"; exit 1; }
-if ! step series-applies "$top/scripts/fetch-source.sh"; then
-	echo "$pass passed, $fail failed"; exit 1
-fi
-[ $plan -eq 1 ] || sed -n '1,/^applied/p;/^  /p' "$logs/series-applies.log" | sed 's/^/# /'
-step checkpatch "$top/scripts/checkpatch.sh"
+for k in "${kernels[@]}"; do
+	if ! step "series-applies$(ksuffix "$k")" env HUGETEXT_KERNEL="$k" "$top/scripts/fetch-source.sh"; then
+		[ "$k" != "${kernels[0]}" ] || { echo "$pass passed, $fail failed"; exit 1; }
+		continue
+	fi
+	[ $plan -eq 1 ] || sed -n '1,/^applied/p;/^  /p' "$logs/series-applies$(ksuffix "$k").log" | sed 's/^/# /'
+	step "checkpatch$(ksuffix "$k")" env HUGETEXT_KERNEL="$k" "$top/scripts/checkpatch.sh"
+done
 step tool-unit-tests python3 -m unittest discover -s "$top/tools/tests"
 step tool-stat-json-host sh -c "'$top/tools/hugetext' stat --json | python3 -m json.tool >/dev/null"
 # Ctrl-C and SIGKILL of "make bisect" in a kernel build; the next run is the
 # step after it, which must pass
 step rig-interrupt-build "$top/scripts/test-interrupt.sh" build
+# the other kernels' series, each patch built on its own and with
+# CONFIG_HUGETEXT=n (their boots in scripts/boots.list need their images)
+for k in "${kernels[@]:1}"; do
+	step "kernel-builds-bisectable-and-hugetext-n-$k" env HUGETEXT_KERNEL="$k" \
+		"$top/scripts/bisect-build.sh"
+done
 if step kernel-builds-bisectable-and-hugetext-n "$top/scripts/bisect-build.sh"; then
 	# the same during "make demo"'s guest boot; the next runs are the boots
 	step rig-interrupt-guest "$top/scripts/test-interrupt.sh" guest

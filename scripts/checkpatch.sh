@@ -4,15 +4,16 @@
 # patches/checkpatch-exceptions (lines "TYPE  reason").
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-src="$top/out/src"
-ignore=$(sed -e '/^\s*#/d' -e '/^\s*$/d' "$top/patches/checkpatch-exceptions" 2>/dev/null |
+. "$top/scripts/base.sh"
+src="$KOUT/src"
+ignore=$(sed -e '/^\s*#/d' -e '/^\s*$/d' "$KPATCHES/checkpatch-exceptions" 2>/dev/null |
 	awk '{print $1}' | paste -sd, -)
 rc=0
 while read -r p; do
 	case "$p" in ''|\#*) continue ;; esac
 	if ! (cd "$src" && perl scripts/checkpatch.pl --strict --no-tree --terse --show-types \
-		${ignore:+--ignore "$ignore"} "$top/patches/$p"); then
+		${ignore:+--ignore "$ignore"} "$KPATCHES/$p"); then
 		rc=1
 	fi
-done <"$top/patches/series"
+done <"$KPATCHES/series"
 exit $rc

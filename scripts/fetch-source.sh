@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# Fetch the base kernel (Debian linux-source-6.12) into out/src as a git tree:
-# commit "base", tag hugetext-base, then apply patches/series with git am --3way.
-# Any reject fails. Prints the base and what applied.
+# Fetch the base kernel (a Debian linux-source package, scripts/kernels.list;
+# HUGETEXT_KERNEL picks which) into KOUT/src (out/src for 6.12) as a git
+# tree: commit "base", tag hugetext-base, then apply the kernel's series
+# (patches/series, patches/7.3/series) with git am --3way.  Any reject
+# fails.  Prints the base and what applied.  A package from another suite
+# than this machine's comes through a private apt state (base.sh,
+# apt_suite_update).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/base.sh"
 rig_lock fetch-source
 rig_signals fetch-source
-out="$top/out"
+out="$KOUT"
 src="$out/src"
 mkdir -p "$out/dl"
 # gc.auto=0: after "git am" of the series a "git gc --auto" would detach,
@@ -19,19 +23,28 @@ GIT=(git -c user.name="hugetext developers" -c user.email=hugetext@example.org
 
 # --- 1. the .deb ----------------------------------------------------------
 version="$BASE_VERSION"
+apt=(apt-get)
+if [ -n "$BASE_SUITE" ]; then
+	mapfile -t aopts < <(apt_suite_opts "$BASE_SUITE")
+	apt=(apt-get "${aopts[@]}")
+	[ -f "$top/out/apt/$BASE_SUITE/updated" ] || apt_suite_update "$BASE_SUITE"
+fi
+apt_refresh() {
+	if [ -n "$BASE_SUITE" ]; then apt_suite_update "$BASE_SUITE"; else apt-get update -q >/dev/null; fi
+}
 deb=$(ls "$out"/dl/${BASE_PKG}_*.deb 2>/dev/null | head -n1 || true)
 if [ -z "$deb" ] || [ "$(dpkg-deb -f "$deb" Version)" != "$version" ]; then
 	rm -f "$out"/dl/*.deb
-	( cd "$out/dl" && apt-get download "$BASE_PKG=$version" ) >/dev/null 2>&1 || {
+	( cd "$out/dl" && "${apt[@]}" download "$BASE_PKG=$version" ) >/dev/null 2>&1 || {
 		# stale or missing package lists: refresh them, then try again
-		apt-get update -q >/dev/null
-		( cd "$out/dl" && apt-get download "$BASE_PKG=$version" ) >/dev/null 2>&1 || {
-			newest=$(apt-cache madison "$BASE_PKG" | awk '{print $3}' | sort -V | tail -n1)
+		apt_refresh
+		( cd "$out/dl" && "${apt[@]}" download "$BASE_PKG=$version" ) >/dev/null 2>&1 || {
+			newest=$("${apt[@]/apt-get/apt-cache}" madison "$BASE_PKG" | awk '{print $3}' | sort -V | tail -n1)
 			[ -n "$newest" ] || { echo "fetch-source: $BASE_PKG is not served at all" >&2; exit 1; }
 			echo "fetch-source: WARNING: pinned $BASE_PKG $version is not served;" \
 			     "falling back to the newest: $newest" >&2
 			version=$newest
-			( cd "$out/dl" && apt-get download "$BASE_PKG=$version" ) >/dev/null
+			( cd "$out/dl" && "${apt[@]}" download "$BASE_PKG=$version" ) >/dev/null
 		}
 	}
 	deb=$(ls "$out"/dl/${BASE_PKG}_*.deb | head -n1)
@@ -99,10 +112,10 @@ rm -f .git/hugetext-applied
 "${GIT[@]}" am --abort >/dev/null 2>&1 || true
 "${GIT[@]}" checkout -q -f -B hugetext hugetext-base
 "${GIT[@]}" clean -q -fdx -e .hugetext-base
-mapfile -t series < <(grep -v -e '^\s*#' -e '^\s*$' "$top/patches/series" 2>/dev/null || true)
+mapfile -t series < <(grep -v -e '^\s*#' -e '^\s*$' "$KPATCHES/series" 2>/dev/null || true)
 if [ ${#series[@]} -gt 0 ]; then
 	files=()
-	for p in "${series[@]}"; do files+=("$top/patches/$p"); done
+	for p in "${series[@]}"; do files+=("$KPATCHES/$p"); done
 	if ! "${GIT[@]}" am -q --3way "${files[@]}"; then
 		echo "fetch-source: the series does not apply to $BASE_PKG $version" >&2
 		"${GIT[@]}" am --show-current-patch=diff 2>/dev/null | head -n 20 >&2 || true

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Program text read into PMD-sized folios at its first fault (the 7.3
+ * series, patch 2): with the page cache dropped, a program's full 2M text
+ * regions are PMD-mapped from their first fault on, each region costs one
+ * text fault, and no collapse runs (khugepaged is parked and its
+ * counters, and the kernel's collapse counters, do not move).  With THP
+ * "never", so the THP mode plays no part.
+ *
+ *   - hugetext_bigtext (ET_EXEC, 16 MB of code, one function a page): its
+ *     first call of every function takes at most one fault per full region
+ *     plus the partial regions' faults (at most one per 64K fault-around
+ *     window), every full region is PMD-mapped, results and bytes equal
+ *     the file's; with hugetext off the same run takes many more faults
+ *     and maps no PMD;
+ *   - hugetext_bigpie (PIE, placed congruent) and hugetext_biglib (the
+ *     text in a shared library), the same;
+ *   - gcc's cc1 compiling a file: PMD-mapped regions while it runs, polled
+ *     every 50 ms, reach every full region; the regions read huge at their
+ *     first fault (hugetext_fault_read) and mapped by PMD (thp_file_mapped)
+ *     account for them, with no collapse.
+ *
+ * SKIP when the kernel has no first-fault read (no hugetext_fault_read in
+ * /proc/vmstat: the 6.12 series, which collapses instead).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest.h"
+#include "hugetext_util.h"
+
+static char out[8192];
+
+struct collapse_counts {
+	long pages_collapsed, full_scans, collapse_alloc, fault_read, fault_fallback,
+	     file_mapped;
+};
+
+static void counts(struct collapse_counts *c)
+{
+	c->pages_collapsed = knob_read_long("khugepaged/pages_collapsed");
+	c->full_scans = knob_read_long("khugepaged/full_scans");
+	c->collapse_alloc = vmstat_read("thp_collapse_alloc");
+	c->fault_read = vmstat_read("hugetext_fault_read");
+	c->fault_fallback = vmstat_read("hugetext_fault_fallback");
+	c->file_mapped = vmstat_read("thp_file_mapped");
+}
+
+/* no collapse between @a and @b: say so or say what moved */
+static bool no_collapse(const struct collapse_counts *a, const struct collapse_counts *b)
+{
+	long pc = b->pages_collapsed - a->pages_collapsed;
+	long ca = b->collapse_alloc - a->collapse_alloc;
+
+	if (pc || ca)
+		ksft_print_msg("a collapse ran: khugepaged pages_collapsed +%ld, thp_collapse_alloc +%ld\n",
+			       pc, ca);
+	return !pc && !ca;
+}
+
+/*
+ * Run a hugetext_bigtext-style helper once after dropping the page cache:
+ * its first call of every function, the faults it took, and what is
+ * PMD-mapped.
+ */
+static void test_helper(const char *what, const char *name, bool on)
+{
+	struct collapse_counts a, b;
+	char prog[600];
+	char *argv[] = { prog, on ? "huge" : "none", "--timeout", "0", NULL };
+	long faults, text_kb, ideal_kb, got_kb, regions, bound;
+	int rc;
+
+	snprintf(prog, sizeof(prog), "%s/%s", self_dir(), name);
+	knob_write("hugetext_enabled", on ? "1" : "0");
+	drop_caches();
+	counts(&a);
+	rc = run_helper(argv, out, sizeof(out), NULL, false);
+	counts(&b);
+	print_indented(out);
+	faults = parse_after(out, "first-touch faults ");
+	text_kb = parse_after(out, " over ");
+	ideal_kb = parse_after(out, "ideal ");
+	got_kb = parse_after(out, "# FilePmdMapped ");
+	regions = ideal_kb > 0 ? ideal_kb / 2048 : 0;
+	/* one fault a full region; a partial region, one per 64K window */
+	bound = regions + (text_kb - ideal_kb) / 64 + 8;
+	ksft_print_msg("%s, hugetext %d: %ld first-touch faults over %ld KB of text (%ld full regions), PMD-mapped %ld of %ld KB; hugetext_fault_read +%ld, fallback +%ld, thp_file_mapped +%ld\n",
+		       what, on, faults, text_kb, regions, got_kb, ideal_kb,
+		       b.fault_read - a.fault_read, b.fault_fallback - a.fault_fallback,
+		       b.file_mapped - a.file_mapped);
+	if (on)
+		ksft_test_result(rc == 0 && regions > 0 && got_kb == ideal_kb &&
+				 faults >= 0 && faults <= bound &&
+				 b.fault_read - a.fault_read >= regions &&
+				 no_collapse(&a, &b),
+				 "%s: %ld full regions PMD-mapped from their first fault, %ld text faults (at most %ld), no collapse\n",
+				 what, regions, faults, bound);
+	else
+		ksft_test_result(rc == 0 && got_kb == 0 && faults > bound &&
+				 b.fault_read == a.fault_read,
+				 "%s: hugetext off: nothing PMD-mapped, %ld text faults (more than %ld)\n",
+				 what, faults, bound);
+}
+
+/* cc1 compiling a real file after a dropped cache, polled every 50 ms */
+static void test_cc1(void)
+{
+	const char *cc1 = "/usr/bin/cc1", *src = "/opt/hugetext/big.c";
+	unsigned long start = 0, end = 0, off = 0, ideal = 0;
+	struct collapse_counts a, b;
+	long max = 0, v, ms_full = -1, read, mapped;
+	double t0;
+	int status, polls = 0;
+	char path[256];
+	pid_t pid;
+
+	if (access(cc1, X_OK) || access(src, R_OK)) {
+		ksft_test_result_skip("cc1: %s or %s missing in this rootfs\n", cc1, src);
+		return;
+	}
+	knob_write("hugetext_enabled", "1");
+	drop_caches();
+	counts(&a);
+	t0 = mono_now();
+	pid = fork();
+	if (pid == 0) {
+		execl(cc1, "cc1", "-quiet", "-nostdinc", "-O2", src, "-o", "/dev/null",
+		      (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		if (!start && !find_exec_mapping(pid, "cc1", &start, &end, &off,
+						 path, sizeof(path)))
+			ideal = ideal_huge_bytes(start, end, off);
+		if (start) {
+			v = smaps_field(pid, start, end, "FilePmdMapped");
+			if (v > max)
+				max = v;
+			if (ideal && v >= (long)ideal && ms_full < 0)
+				ms_full = (long)((mono_now() - t0) * 1000);
+			polls++;
+		}
+		usleep(50000);
+	}
+	counts(&b);
+	read = b.fault_read - a.fault_read;
+	mapped = b.file_mapped - a.file_mapped;
+	ksft_print_msg("cc1: text %lx-%lx, ideal %lu KB, PMD-mapped at most %ld KB (all of it %ld ms after fork), %d polls, exit %d; hugetext_fault_read +%ld, fallback +%ld, thp_file_mapped +%ld\n",
+		       start, end, ideal >> 10, max >> 10, ms_full, polls,
+		       WIFEXITED(status) ? WEXITSTATUS(status) : -1, read,
+		       b.fault_fallback - a.fault_fallback, mapped);
+	ksft_test_result(WIFEXITED(status) && !WEXITSTATUS(status) && ideal &&
+			 max == (long)ideal && read >= (long)(ideal / (2 << 20)) &&
+			 mapped >= read && no_collapse(&a, &b),
+			 "cc1: all %lu full regions PMD-mapped from their first fault (%ld read huge), no collapse\n",
+			 ideal / (2 << 20), read);
+}
+
+int main(void)
+{
+	ksft_print_header();
+	if (!knob_exists("hugetext_enabled"))
+		ksft_exit_skip("no hugetext in this kernel\n");
+	if (vmstat_read("hugetext_fault_read") < 0)
+		ksft_exit_skip("this kernel has no first-fault read of program text (no hugetext_fault_read)\n");
+	if (pmd_size() != 2 << 20)
+		ksft_exit_skip("PMD size %lu: the helpers are built for 2M regions\n", pmd_size());
+	ksft_set_plan(5);
+	knobs_save();
+	/* THP plays no part; khugepaged parked: one scan now, then 10 minutes */
+	knob_write("enabled", "never");
+	knob_write("hugetext_enabled", "1");
+	knob_write("khugepaged/scan_sleep_millisecs", "600000");
+	knob_write("khugepaged/alloc_sleep_millisecs", "600000");
+	sleep(2);
+
+	test_helper("ET_EXEC bigtext", "hugetext_bigtext", true);
+	test_helper("ET_EXEC bigtext", "hugetext_bigtext", false);
+	test_helper("PIE bigpie", "hugetext_bigpie", true);
+	test_helper("DSO biglib", "hugetext_biglib", true);
+	test_cc1();
+	knobs_restore();
+	ksft_finished();
+}
