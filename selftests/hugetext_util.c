@@ -180,7 +180,7 @@ static const struct knob_spec *knob_spec(const char *name)
 /* write @val to @name; a failure unless it gives @want_err and reads @want */
 static int knob_expect(const char *name, const char *val, int want_err, long want)
 {
-	char got[64], lbl[64];
+	char got[64], lbl[64], now[64];
 	int err = knob_write(name, val);
 
 	if (knob_read(name, got, sizeof(got)))
@@ -188,8 +188,9 @@ static int knob_expect(const char *name, const char *val, int want_err, long wan
 	if (err == want_err && knob_read_long(name) == want)
 		return 0;
 	knob_label(val, lbl, sizeof(lbl));
+	knob_label(got, now, sizeof(now));
 	printf("# %s: writing \"%s\": %s, now %s (want %s, %ld)\n", name, lbl,
-	       err ? strerror(-err) : "accepted", got,
+	       err ? strerror(-err) : "accepted", now,
 	       want_err ? strerror(-want_err) : "accepted", want);
 	return 1;
 }
