@@ -2,9 +2,8 @@
 /*
  * /sys/kernel/mm/transparent_hugepage/hugetext_enabled: every value 0..3
  * round-trips, every bad write (the knob table's, tools/knobs.list) fails
- * with EINVAL and changes nothing, and
- * enabling hugetext starts khugepaged even with THP "never" (disabling
- * stops it again).  Finally, good and bad writers race on hugetext_enabled
+ * with EINVAL and changes nothing, and enabling hugetext starts khugepaged
+ * even with THP "never" (disabling stops it again).  Finally, good and bad writers race on hugetext_enabled
  * and hugetext_pad_threshold: the bad writes still all fail and the value
  * ends as the last good write left it.
  */
