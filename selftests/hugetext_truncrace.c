@@ -10,7 +10,11 @@
  *    over and over;
  *  - a writer opens the file for write and closes it (": >>file") over and
  *    over, each time throwing the huge page cache away, so that the next
- *    collapse has holes to read;
+ *    collapse has holes to read; and in turn punches a hole of two regions
+ *    into the file (fallocate(PUNCH_HOLE), which takes invalidate_lock and
+ *    then the range's folio locks, as truncation does) and writes the bytes
+ *    back: on Linux 7.3, where opening for write no longer truncates (no
+ *    READ_ONLY_THP_FOR_FS), the hole punch is what meets the collapse;
  *  - an evictor drops the file's unmapped page cache (POSIX_FADV_DONTNEED)
  *    to make more holes.
  *
@@ -29,8 +33,10 @@
  * EINVAL remain from upstream's own windows (a page evicted right after
  * it was read), so the test asks for EAGAIN to outnumber EINVAL four to one.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,7 +67,7 @@ static const char * const err_names[E_NR] = {
 };
 
 struct counts {
-	long collapse_ok, collapse_err, opens, evicts;
+	long collapse_ok, collapse_err, opens, punches, evicts;
 	long errs[E_NR];
 };
 
@@ -109,8 +115,36 @@ static void collapser(struct counts *c, double end, bool unmap)
 	_exit(0);
 }
 
+/* the whole of @path in a malloc()ed buffer, its size in *@len; NULL on error */
+static char *read_file_all(const char *path, size_t *len)
+{
+	struct stat st;
+	char *buf = NULL;
+	int fd = open(path, O_RDONLY);
+
+	if (fd >= 0 && !fstat(fd, &st) && (buf = malloc(st.st_size)) &&
+	    pread(fd, buf, st.st_size, 0) != st.st_size) {
+		free(buf);
+		buf = NULL;
+	}
+	if (fd >= 0)
+		close(fd);
+	*len = buf ? st.st_size : 0;
+	return buf;
+}
+
+/*
+ * Open for write and close (truncates the huge page cache on 6.12), then
+ * punch a hole of two regions at a region boundary and write the file's
+ * bytes back (truncates the page cache of that range on every kernel).
+ */
 static void writer(struct counts *c, double end)
 {
+	size_t len, off, n = 0;
+	char *orig = read_file_all(FILE_PATH, &len);
+
+	if (!orig || len < 2 * REGION)
+		_exit(1);
 	while (mono_now() < end) {
 		int fd = open(FILE_PATH, O_WRONLY | O_APPEND);
 
@@ -118,6 +152,21 @@ static void writer(struct counts *c, double end)
 			_exit(1);
 		close(fd);
 		__atomic_add_fetch(&c->opens, 1, __ATOMIC_RELAXED);
+		usleep(2000);
+
+		fd = open(FILE_PATH, O_WRONLY);
+		if (fd < 0)
+			_exit(1);
+		off = (n++ % (len / REGION - 1)) * REGION;
+		if (!fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off,
+			       2 * REGION)) {
+			if (pwrite(fd, orig + off, 2 * REGION, off) != (ssize_t)(2 * REGION))
+				_exit(1);
+			__atomic_add_fetch(&c->punches, 1, __ATOMIC_RELAXED);
+		} else if (errno != EOPNOTSUPP) {
+			_exit(1);
+		}
+		close(fd);
 		usleep(2000);
 	}
 	_exit(0);
@@ -223,11 +272,13 @@ int main(void)
 		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
 	hung = storm(c, SECS, true, &failed);
 	print_errs("with the writer", c);
-	ksft_print_msg("%ld opens for write, %ld evictions\n", c->opens, c->evicts);
-	ksft_test_result(!hung && !failed, "collapse vs open-for-write vs eviction for %d s: no task hung\n",
+	ksft_print_msg("%ld opens for write, %ld hole punches (rewritten), %ld evictions\n",
+		       c->opens, c->punches, c->evicts);
+	ksft_test_result(!hung && !failed,
+			 "collapse vs open-for-write and hole punch vs eviction for %d s: no task hung\n",
 			 SECS);
-	ksft_test_result(c->collapse_ok > 0 && c->opens > 0,
-			 "both raced: collapses succeeded and opens for write truncated\n");
+	ksft_test_result(c->collapse_ok > 0 && c->opens > 0 && c->punches > 0,
+			 "all raced: collapses succeeded, opens for write and hole punches truncated\n");
 	if (hung)
 		ksft_exit_fail_msg("not verifying content with tasks stuck\n");
 	bad = verify(&pmd_kb);
