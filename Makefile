@@ -70,10 +70,14 @@ $(O)/bzImage-nohugetext: $(KCONFIG) $(O)/hugetext-n.config \
 		$(call stale,$(O)/bzImage-nohugetext) | $(SRC_STAMP) deps
 	@$(S)/build-kernel.sh --name nohugetext $(O)/hugetext-n.config
 
-# the selftests, static (mkrootfs.sh runs the same make, then a no-op)
-$(SELFTESTS_STAMP): $(SELFTESTS_IN) tools/knobs.list $(SRC_STAMP) | deps
+# the selftests, static (mkrootfs.sh runs the same make, then a no-op); with
+# the mainline series' own selftest when its tree is there (mainline_kout)
+MAINLINE_OUT := $(shell . $(S)/base.sh && mainline_kout)
+MAINLINE_TEST := $(if $(MAINLINE_OUT),$(MAINLINE_OUT)/src/tools/testing/selftests/mm/hugetext.c)
+$(SELFTESTS_STAMP): $(SELFTESTS_IN) tools/knobs.list $(SRC_STAMP) $(MAINLINE_TEST) | deps
 	@top=$(CURDIR) && . $(S)/base.sh && build_begin $(CURDIR)/$(O)/selftests && \
-	make -s -C selftests OUT=$(CURDIR)/$(O)/selftests KSFT=$(CURDIR)/$(O)/src/tools/testing/selftests && \
+	make -s -C selftests OUT=$(CURDIR)/$(O)/selftests KSFT=$(CURDIR)/$(O)/src/tools/testing/selftests \
+		MAINLINE="$(MAINLINE_OUT)" && \
 	build_end $(CURDIR)/$(O)/selftests && touch $@
 
 $(O)/rootfs.img: $(SELFTESTS_STAMP) $(ROOTFS_IN) | deps

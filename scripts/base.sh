@@ -32,6 +32,19 @@ kernel_select() {
 }
 kernel_select "${HUGETEXT_KERNEL:-}"
 
+# mainline_kout: the output directory (KOUT) of the kernel whose series
+# carries the mainline selftest (tools/testing/selftests/mm/hugetext.c,
+# built from its tree by selftests/Makefile and run on every kernel), or
+# nothing when no such tree is there yet
+mainline_kout() {
+	local name pkg ver suite pdir frag out found=
+	while read -r name pkg ver suite pdir frag out; do
+		case "$name" in ''|\#*) continue ;; esac
+		[ ! -f "$top/$out/src/tools/testing/selftests/mm/hugetext.c" ] || found=$top/$out
+	done <"$top/scripts/kernels.list"
+	echo "$found"
+}
+
 # A hash of the series file and every patch it lists: what KOUT/src was
 # built from.  series_hash TOP [PATCHES-DIR] (default: the selected kernel's).
 series_hash() {

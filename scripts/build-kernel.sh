@@ -86,6 +86,14 @@ fi
 if grep -E 'warning:' "$build/build.log" | grep -v -e 'objtool' >"$build/warnings.log"; then
 	echo "build-kernel: compiler warnings:" >&2; cat "$build/warnings.log" >&2
 fi
+# the uapi headers the tree's own selftests build with (usr/include)
+if [ "$name" = main ] && ! rig_run make -s -C "$src" O="$build" ARCH=x86_64 headers \
+		>"$build/headers.log" 2>&1; then
+	build_end "$build"
+	tail -n 20 "$build/headers.log" >&2
+	echo "build-kernel: make headers failed, see $build/headers.log" >&2
+	exit 1
+fi
 build_end "$build"
 if [ -n "$image" ]; then
 	src_state "$src" >"$image.src-state.tmp"

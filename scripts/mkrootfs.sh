@@ -45,7 +45,8 @@ install -m 0644 "$top/scripts/guest/lib.sh" "$root/opt/hugetext/lib.sh"
 
 # selftests (built static by selftests/Makefile)
 build_begin "$out/selftests"
-rig_run make -s -C "$top/selftests" OUT="$out/selftests" KSFT="$out/src/tools/testing/selftests"
+rig_run make -s -C "$top/selftests" OUT="$out/selftests" KSFT="$out/src/tools/testing/selftests" \
+	MAINLINE="$(mainline_kout)"
 build_end "$out/selftests"
 mkdir -p "$root/opt/hugetext/selftests"
 find "$out/selftests" -maxdepth 1 -type f ! -name "*.S" ! -name "*.h" -exec cp {} "$root/opt/hugetext/selftests/" \;
