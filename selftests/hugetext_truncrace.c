@@ -82,9 +82,14 @@ static void count_err(struct counts *c, int err)
 
 static void print_errs(const char *what, struct counts *c)
 {
-	ksft_print_msg("%s: %ld collapses ok, %ld failed: %ld EAGAIN, %ld EINVAL, %ld ENOMEM, %ld EBUSY, %ld other\n",
-		       what, c->collapse_ok, c->collapse_err, c->errs[E_AGAIN],
-		       c->errs[E_INVAL], c->errs[E_NOMEM], c->errs[E_BUSY], c->errs[E_OTHER]);
+	char buf[160];
+	int i, n = 0;
+
+	for (i = 0; i < E_NR; i++)
+		n += snprintf(buf + n, sizeof(buf) - n, "%s%ld %s", i ? ", " : "",
+			      c->errs[i], err_names[i]);
+	ksft_print_msg("%s: %ld collapses ok, %ld failed: %s\n", what, c->collapse_ok,
+		       c->collapse_err, buf);
 }
 
 /*
