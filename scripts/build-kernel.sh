@@ -7,19 +7,22 @@
 # then verified: every symbol a fragment asks for must be in the final
 # .config (a symbol the tree does not define is reported, not checked).
 #
-#   build-kernel.sh [--name NAME] [--src DIR --build DIR] [FRAGMENT...]
+#   build-kernel.sh [--name NAME] [--src DIR --build DIR [--targets "T..."]]
+#                   [FRAGMENT...]
 # NAME (default "main") selects KOUT/build-NAME and KOUT/bzImage[-NAME].
-# --src/--build build another tree (scripts/bisect-build.sh) and copy no image.
+# --src/--build build another tree (scripts/bisect-build.sh) and copy no image;
+# --targets makes those targets (objects) instead of bzImage.
 # A build killed midway is redone where it left off (build_begin, base.sh).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/base.sh"
-name=main src="$KOUT/src" build= image=
+name=main src="$KOUT/src" build= image= targets=bzImage
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--name) name=$2; shift 2 ;;
 	--src) src=$(cd "$2" && pwd); shift 2 ;;
 	--build) mkdir -p "$2"; build=$(cd "$2" && pwd); shift 2 ;;
+	--targets) targets=$2; shift 2 ;;
 	--) shift; break ;;
 	-*) echo "build-kernel: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
@@ -76,8 +79,9 @@ for sym in "${!want[@]}"; do
 done
 [ $bad -eq 0 ] || { echo "build-kernel: config verification failed" >&2; exit 1; }
 
-echo "build-kernel: building $name ($(grep -c '=y' "$build/.config") symbols =y, -j$jobs)"
-if ! rig_run make -s -C "$src" O="$build" ARCH=x86_64 CC="$cc" -j"$jobs" bzImage >"$build/build.log" 2>&1; then
+echo "build-kernel: building $name ($(grep -c '=y' "$build/.config") symbols =y, -j$jobs)${targets:+: $targets}"
+# shellcheck disable=SC2086 # targets: a list
+if ! rig_run make -s -C "$src" O="$build" ARCH=x86_64 CC="$cc" -j"$jobs" $targets >"$build/build.log" 2>&1; then
 	build_end "$build"
 	grep -E -B2 -A8 'error|Error' "$build/build.log" | head -n 60 >&2
 	echo "build-kernel: build failed, see $build/build.log" >&2
@@ -100,4 +104,8 @@ if [ -n "$image" ]; then
 	cp "$build/arch/x86/boot/bzImage" "$image.tmp" && mv "$image.tmp" "$image"
 	mv "$image.src-state.tmp" "$image.src-state"
 fi
-echo "build-kernel: ${image:-$build/arch/x86/boot/bzImage} ($(git -C "$src" describe --always --tags 2>/dev/null))"
+if [ "$targets" = bzImage ]; then
+	echo "build-kernel: ${image:-$build/arch/x86/boot/bzImage} ($(git -C "$src" describe --always --tags 2>/dev/null))"
+else
+	echo "build-kernel: built $targets ($(git -C "$src" describe --always --tags 2>/dev/null))"
+fi

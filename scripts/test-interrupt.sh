@@ -20,7 +20,7 @@ point=${1:-}
 case "$point" in
 build)	target=bisect
 	# the kernel's own make, building a prefix of the series
-	at() { awk -v s="$1" '$2 == s && $3 ~ /make$/ && /out\/bisect\/build/ && /bzImage/' ; }
+	at() { awk -v s="$1" '$2 == s && $3 ~ /make$/ && /out\/bisect\/build/' ; }
 	settle=3 ;;
 guest)	target=demo
 	at() { awk -v s="$1" '$2 == s && /qemu-system-x86_64/ && /htrun=demo/' ; }
