@@ -12,11 +12,13 @@
 #                 fragment, the output directory (KOUT/src is the tree)
 # (top, the checkout, is set by the script that sources this file)
 top=${top:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+# kernel_lines: the kernels' lines of scripts/kernels.list, in order (the
+# one reader of its format; kernel_names: their names)
+kernel_lines() { sed -e '/^[[:space:]]*#/d' -e '/^[[:space:]]*$/d' "$top/scripts/kernels.list"; }
+kernel_names() { kernel_lines | awk '{print $1}'; }
 kernel_select() {
 	local want=$1 name pkg ver suite pdir frag out
-	local list="$top/scripts/kernels.list"
 	while read -r name pkg ver suite pdir frag out; do
-		case "$name" in ''|\#*) continue ;; esac
 		[ -n "$want" ] || want=$name
 		[ "$name" = "$want" ] || continue
 		KERNEL=$name BASE_PKG=$pkg BASE_VERSION=$ver BASE_SERIES=${pkg#linux-source-}
@@ -25,9 +27,9 @@ kernel_select() {
 		KPATCHES=$top/$pdir KFRAG=$top/$frag KOUT=$top/$out
 		export HUGETEXT_KERNEL=$name
 		return 0
-	done <"$list"
+	done < <(kernel_lines)
 	echo "${0##*/}: no kernel '$want' in scripts/kernels.list (have:" \
-	     "$(awk '!/^#/ && NF {printf "%s ", $1}' "$list"))" >&2
+	     "$(kernel_names | tr '\n' ' '))" >&2
 	exit 2
 }
 kernel_select "${HUGETEXT_KERNEL:-}"
@@ -39,9 +41,8 @@ kernel_select "${HUGETEXT_KERNEL:-}"
 mainline_kout() {
 	local name pkg ver suite pdir frag out found=
 	while read -r name pkg ver suite pdir frag out; do
-		case "$name" in ''|\#*) continue ;; esac
 		[ ! -f "$top/$out/src/tools/testing/selftests/mm/hugetext.c" ] || found=$top/$out
-	done <"$top/scripts/kernels.list"
+	done < <(kernel_lines)
 	echo "$found"
 }
 

@@ -100,7 +100,7 @@ boots() {
 
 # the kernels of scripts/kernels.list: the first is the main one (steps
 # without a suffix), the others' steps are named after them (-7.3)
-mapfile -t kernels < <(awk '!/^#/ && NF {print $1}' "$top/scripts/kernels.list")
+mapfile -t kernels < <(kernel_names)
 ksuffix() { [ "$1" = "${kernels[0]}" ] || echo "-$1"; }
 echo "# hugetext make check: base $BASE_PKG $BASE_VERSION (pinned); kernels: ${kernels[*]}"
 step deps "$top/scripts/deps.sh" || { echo "0 passed, 1 failed"; exit 1; }
