@@ -31,7 +31,10 @@
  * EAGAIN (try again), not EINVAL, which tells a caller the range cannot be
  * collapsed.  Before the fix was amended these races were EINVAL; a few
  * EINVAL remain from upstream's own windows (a page evicted right after
- * it was read), so the test asks for EAGAIN to outnumber EINVAL four to one.
+ * it was looked up and before it was locked: SCAN_TRUNCATED), so the test
+ * asks for EAGAIN to outnumber EINVAL two to one (measured on 2 vCPUs:
+ * 6.12 786 to 37 and 786 to 53, 7.3 428 to 67 and 443 to 104; before the
+ * fix nearly every race was EINVAL).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -139,6 +142,19 @@ static char *read_file_all(const char *path, size_t *len)
 }
 
 /*
+ * How long the writer keeps the file closed after its cycle @n: 2 to 30 ms.
+ * On 6.12 a file open for write refuses every collapse (EINVAL), and the
+ * rewrite and fdatasync hold it open for most of a cycle: with 2 ms gaps
+ * all of 6.4 million collapses failed in one run of 20 s on 2 vCPUs, so
+ * the test raced nothing.  Gaps of varied length leave the collapser
+ * windows both shorter and longer than one collapse.
+ */
+static unsigned int closed_us(size_t n)
+{
+	return 2000 + (n % 8) * 4000;
+}
+
+/*
  * Open for write and close (truncates the huge page cache on 6.12), then
  * punch a hole of two regions at a region boundary and write the file's
  * bytes back (truncates the page cache of that range on every kernel).
@@ -157,7 +173,7 @@ static void writer(struct counts *c, double end)
 			_exit(1);
 		close(fd);
 		__atomic_add_fetch(&c->opens, 1, __ATOMIC_RELAXED);
-		usleep(2000);
+		usleep(closed_us(n));
 
 		fd = open(FILE_PATH, O_WRONLY);
 		if (fd < 0)
@@ -174,7 +190,7 @@ static void writer(struct counts *c, double end)
 			_exit(1);
 		}
 		close(fd);
-		usleep(2000);
+		usleep(closed_us(n));
 	}
 	_exit(0);
 }
@@ -304,9 +320,9 @@ int main(void)
 	ksft_test_result(!hung && !failed && c->collapse_ok > 0,
 			 "collapse (unmapping what it collapsed) vs eviction for %d s: no task hung, %ld collapses\n",
 			 SECS2, c->collapse_ok);
-	ksft_test_result(c->errs[E_AGAIN] > 0 && c->errs[E_INVAL] * 4 < c->errs[E_AGAIN] &&
+	ksft_test_result(c->errs[E_AGAIN] > 0 && c->errs[E_INVAL] * 2 < c->errs[E_AGAIN] &&
 			 c->errs[E_OTHER] == 0,
-			 "a collapse losing a race with eviction says EAGAIN, not EINVAL (%ld EAGAIN, %ld EINVAL: at least 4 to 1)\n",
+			 "a collapse losing a race with eviction says EAGAIN, not EINVAL (%ld EAGAIN, %ld EINVAL: at least 2 to 1)\n",
 			 c->errs[E_AGAIN], c->errs[E_INVAL]);
 	unlink(FILE_PATH);
 	ksft_finished();
