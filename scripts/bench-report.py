@@ -30,11 +30,7 @@ sys.dont_write_bytecode = True
 import programs as bench_programs  # noqa: E402
 PROGRAMS = [p['name'] for p in bench_programs.read()]
 PROGRAM_TITLE = {p['name']: p['title'] for p in bench_programs.read()}
-MODE_TITLE = {
-    'hugetext': 'hugetext=3, THP madvise',
-    'thp-always': 'hugetext=0, THP always (upstream best today)',
-    'default': 'hugetext=0, THP madvise (distribution default)',
-}
+MODE_TITLE = {m['name']: m['title'] for m in bench_programs.read_modes()}
 KERNEL_LINE = re.compile(r'^\[\s*\d+\.\d+\]')
 
 

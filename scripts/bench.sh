@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # make bench: boot the patched kernel once per mode under QEMU (TCG) and run
-# real programs in the guest (scripts/guest/bench): gcc's cc1, gdb (a PIE),
-# llc-14 (a 97 MB-text DSO) and a JIT-like program.  Modes:
-#   hugetext    hugetext=3, THP enabled=madvise
-#   thp-always  hugetext=0, THP enabled=always   (upstream's best today)
-#   default     hugetext=0, THP enabled=madvise  (the distribution default)
+# real programs in the guest (scripts/guest/bench).  The programs are the
+# lines of tools/bench/programs.list, the modes (a kernel command line and
+# THP `enabled` each: hugetext, upstream's THP always, the distribution
+# default, padding, the cap) those of tools/bench/modes.list.
 # Writes out/bench/results.json, report.md and coverage.png (gnuplot).
 #   HUGETEXT_BENCH_MODES="hugetext default"   run some modes only
 #   HUGETEXT_BENCH_PROGRAMS=cc1,gdb           run some programs only
@@ -15,6 +14,30 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 out="$top/out"
 dir="$out/bench"
 . "$top/scripts/base.sh"
+# the modes: tools/bench/modes.list, the one list of them, as
+# NAME:KERNEL COMMAND LINE:THP enabled
+mapfile -t all_modes < <(python3 -B -c 'import sys; sys.path.insert(0, sys.argv[1]); import programs
+for m in programs.read_modes(): print("%s:%s:%s" % (m["name"], m["args"], m["thp"]))' "$top/tools/bench")
+if [ ${#all_modes[@]} -eq 0 ]; then
+	echo "bench: no modes read from tools/bench/modes.list" >&2; exit 1
+fi
+all_names=$(for m in "${all_modes[@]}"; do echo "${m%%:*}"; done)
+all_names=$(echo $all_names)
+want=$(echo ${HUGETEXT_BENCH_MODES:-$all_names})
+for n in $want; do
+	case " $all_names " in *" $n "*) ;; *)
+		echo "bench: HUGETEXT_BENCH_MODES: no mode '$n' in tools/bench/modes.list" >&2; exit 2 ;;
+	esac
+done
+# the programs: tools/bench/programs.list, the one list of them
+all_progs=$(python3 -B -c 'import sys; sys.path.insert(0, sys.argv[1]); import programs
+print(",".join(p["name"] for p in programs.read()))' "$top/tools/bench")
+progs=${HUGETEXT_BENCH_PROGRAMS:-$all_progs}
+for n in ${progs//,/ }; do
+	case ",$all_progs," in *",$n,"*) ;; *)
+		echo "bench: HUGETEXT_BENCH_PROGRAMS: no program '$n' in tools/bench/programs.list" >&2; exit 2 ;;
+	esac
+done
 rig_lock "make bench"
 rig_signals "make bench"
 t0=$(date +%s)
@@ -41,22 +64,6 @@ cp "$out/bzImage" "$dir/bzImage"
 ksha=$(sha1sum "$dir/bzImage" | cut -d' ' -f1)
 series=$(series_hash "$top")
 
-# NAME:BOOT ARGS:THP enabled.  htknobs= are written under
-# /sys/kernel/mm/transparent_hugepage by the guest; scripts/bench-itlb.py
-# makes a "tail only" row of a padding mode and an oracle row of a capped one
-pad=hugetext_pad_threshold=4096,hugetext_pad_rodata=1
-all_modes=(hugetext:hugetext=3:madvise thp-always:hugetext=0:always
-	default:hugetext=0:madvise
-	"hugetext-pad:hugetext=3 htknobs=$pad:madvise"
-	"cap2:hugetext=3 htknobs=$pad,khugepaged/max_nr_hugetext=2:madvise"
-	"cap4:hugetext=3 htknobs=$pad,khugepaged/max_nr_hugetext=4:madvise"
-	"cap8:hugetext=3 htknobs=$pad,khugepaged/max_nr_hugetext=8:madvise")
-want=${HUGETEXT_BENCH_MODES:-$(for m in "${all_modes[@]}"; do echo "${m%%:*}"; done)}
-want=$(echo $want)
-# the programs: tools/bench/programs.list, the one list of them
-all_progs=$(python3 -B -c 'import sys; sys.path.insert(0, sys.argv[1]); import programs
-print(",".join(p["name"] for p in programs.read()))' "$top/tools/bench")
-progs=${HUGETEXT_BENCH_PROGRAMS:-$all_progs}
 specs=() failed=0
 for m in "${all_modes[@]}"; do
 	IFS=: read -r name args thp <<<"$m"

@@ -282,3 +282,42 @@ class ProgramsTableTest(unittest.TestCase):
                                             r'\.list:%d: want a new name'
                                             % line):
                     bi.bench_programs.read(f.name)
+
+
+class ModesTableTest(unittest.TestCase):
+    """tools/bench/modes.list: the one list of the bench's modes."""
+
+    def test_readers(self):
+        modes = bi.bench_programs.read_modes()
+        names = [m['name'] for m in modes]
+        self.assertEqual(names[:3], ['hugetext', 'thp-always', 'default'])
+        self.assertEqual(modes[1]['thp'], 'always')
+        br = load('bench_report', os.path.join(TOP, 'scripts',
+                                               'bench-report.py'))
+        self.assertEqual(sorted(br.MODE_TITLE), sorted(names))
+        # bench-itlb.py's extra rows come from the table's command lines
+        kinds = [bi.mode_kind(m['args']) for m in modes]
+        self.assertIn(('pad', None), kinds)
+        self.assertIn(('cap', 2), kinds)
+        # bench.sh reads the table, it has no modes of its own
+        with open(os.path.join(TOP, 'scripts', 'bench.sh')) as f:
+            sh = f.read()
+        self.assertIn('read_modes()', sh)
+        self.assertNotIn('max_nr_hugetext=', sh)
+
+    def test_malformed_line(self):
+        import tempfile
+        for text, line in (
+                ('a madvise hugetext=3 | A\na always hugetext=0 | again\n', 2),
+                ('a sometimes hugetext=3 | A\n', 1),
+                ('# c\na madvise hugetext=3\n', 2),
+                ('a madvise | A\n', 1),
+                ('a madvise hugetext=3 |\n', 1),
+                ('a:b madvise hugetext=3 | A\n', 1)):
+            with tempfile.NamedTemporaryFile('w', suffix='.list') as f:
+                f.write(text)
+                f.flush()
+                with self.assertRaisesRegex(bi.bench_programs.TableError,
+                                            r'\.list:%d: want a new name'
+                                            % line):
+                    bi.bench_programs.read_modes(f.name)
