@@ -158,6 +158,13 @@ rig_run() {
 	return $rc
 }
 
+# rig_begin NAME: what a rig script that runs a target starts with: the
+# lock (rig_lock) and the signal handling (rig_signals) under one name
+rig_begin() {
+	rig_lock "$1"
+	rig_signals "$1"
+}
+
 # rig_lock NAME: one hugetext target at a time in this out/ (an flock, so a
 # killed run never leaves it held).  Nested rig scripts inherit it.  Holding
 # it makes stale git lock files safe to remove (rig_git_unlock).

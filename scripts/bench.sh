@@ -38,8 +38,7 @@ for n in ${progs//,/ }; do
 		echo "bench: HUGETEXT_BENCH_PROGRAMS: no program '$n' in tools/bench/programs.list" >&2; exit 2 ;;
 	esac
 done
-rig_lock "make bench"
-rig_signals "make bench"
+rig_begin "make bench"
 t0=$(date +%s)
 
 "$top/scripts/deps.sh"

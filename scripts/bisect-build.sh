@@ -25,8 +25,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/base.sh"
-rig_lock bisect-build
-rig_signals bisect-build
+rig_begin bisect-build
 src="$KOUT/src"
 wt="$KOUT/bisect/src"
 GIT=(git -c advice.detachedHead=false)

@@ -33,8 +33,7 @@ if [ -z "$build" ]; then
 	image="$KOUT/bzImage"
 	[ "$name" = main ] || image="$KOUT/bzImage-$name"
 fi
-rig_lock build-kernel
-rig_signals build-kernel
+rig_begin build-kernel
 frags=("$top/scripts/qemu.config" "$KFRAG")
 for f in "$@"; do frags+=("$(cd "$(dirname "$f")" && pwd)/$(basename "$f")"); done
 build_begin "$build"

@@ -5,8 +5,7 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/base.sh"
-rig_lock demo
-rig_signals demo
+rig_begin demo
 mkdir -p "$top/out/demo"
 log="$top/out/demo/console.log" res="$top/out/demo/output.txt"
 echo "demo: booting $BASE_PKG $BASE_VERSION + hugetext series under QEMU (TCG) with hugetext=1"

@@ -9,11 +9,9 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/base.sh"
-rig_lock fetch-source
-rig_signals fetch-source
-out="$KOUT"
-src="$out/src"
-mkdir -p "$out/dl"
+rig_begin fetch-source
+src="$KOUT/src"
+mkdir -p "$KOUT/dl"
 # gc.auto=0: after "git am" of the series a "git gc --auto" would detach,
 # repack the kernel tree for minutes and, inheriting the rig lock's file
 # descriptor, hold out/.rig.lock all that time (the next make target then
@@ -32,22 +30,22 @@ fi
 apt_refresh() {
 	if [ -n "$BASE_SUITE" ]; then apt_suite_update "$BASE_SUITE"; else apt-get update -q >/dev/null; fi
 }
-deb=$(ls "$out"/dl/${BASE_PKG}_*.deb 2>/dev/null | head -n1 || true)
+deb=$(ls "$KOUT"/dl/${BASE_PKG}_*.deb 2>/dev/null | head -n1 || true)
 if [ -z "$deb" ] || [ "$(dpkg-deb -f "$deb" Version)" != "$version" ]; then
-	rm -f "$out"/dl/*.deb
-	( cd "$out/dl" && "${apt[@]}" download "$BASE_PKG=$version" ) >/dev/null 2>&1 || {
+	rm -f "$KOUT"/dl/*.deb
+	( cd "$KOUT/dl" && "${apt[@]}" download "$BASE_PKG=$version" ) >/dev/null 2>&1 || {
 		# stale or missing package lists: refresh them, then try again
 		apt_refresh
-		( cd "$out/dl" && "${apt[@]}" download "$BASE_PKG=$version" ) >/dev/null 2>&1 || {
+		( cd "$KOUT/dl" && "${apt[@]}" download "$BASE_PKG=$version" ) >/dev/null 2>&1 || {
 			newest=$("${apt[@]/apt-get/apt-cache}" madison "$BASE_PKG" | awk '{print $3}' | sort -V | tail -n1)
 			[ -n "$newest" ] || { echo "fetch-source: $BASE_PKG is not served at all" >&2; exit 1; }
 			echo "fetch-source: WARNING: pinned $BASE_PKG $version is not served;" \
 			     "falling back to the newest: $newest" >&2
 			version=$newest
-			( cd "$out/dl" && "${apt[@]}" download "$BASE_PKG=$version" ) >/dev/null
+			( cd "$KOUT/dl" && "${apt[@]}" download "$BASE_PKG=$version" ) >/dev/null
 		}
 	}
-	deb=$(ls "$out"/dl/${BASE_PKG}_*.deb | head -n1)
+	deb=$(ls "$KOUT"/dl/${BASE_PKG}_*.deb | head -n1)
 fi
 version=$(dpkg-deb -f "$deb" Version)
 echo "base: $BASE_PKG $version"
@@ -55,13 +53,13 @@ echo "base: $BASE_PKG $version"
 # --- 2. the git tree ------------------------------------------------------
 stamp="$src/.hugetext-base"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$version" ]; then
-	rm -rf "$src" "$out/unpack"
-	mkdir -p "$out/unpack"
-	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$out/unpack" --wildcards '*.tar.xz'
-	tarball=$(find "$out/unpack" -name 'linux-source-*.tar.xz' | head -n1)
+	rm -rf "$src" "$KOUT/unpack"
+	mkdir -p "$KOUT/unpack"
+	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$KOUT/unpack" --wildcards '*.tar.xz'
+	tarball=$(find "$KOUT/unpack" -name 'linux-source-*.tar.xz' | head -n1)
 	mkdir -p "$src"
 	tar -xJf "$tarball" -C "$src" --strip-components=1
-	rm -rf "$out/unpack"
+	rm -rf "$KOUT/unpack"
 	cd "$src"
 	"${GIT[@]}" init -q
 	"${GIT[@]}" add -A -f .

@@ -5,8 +5,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/base.sh"
-rig_lock mkrootfs
-rig_signals mkrootfs
+rig_begin mkrootfs
 out="$top/out"
 root="$out/rootfs"
 rm -rf "$root"

@@ -12,8 +12,7 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/base.sh"
-rig_lock "make stress"
-rig_signals "make stress"
+rig_begin "make stress"
 secs=${HUGETEXT_STRESS_SECS:-600}
 cpus=4
 seed=${HUGETEXT_STRESS_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}

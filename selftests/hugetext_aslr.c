@@ -55,9 +55,7 @@ int main(void)
 	int distinct;
 	double bits, expect;
 
-	ksft_print_header();
-	if (!knob_exists("hugetext_enabled"))
-		ksft_exit_skip("kernel without CONFIG_HUGETEXT\n");
+	ksft_begin_needing("hugetext_enabled", "CONFIG_HUGETEXT");
 	snprintf(prog, sizeof(prog), "%s/hugetext_bigpie", self_dir());
 	{
 		FILE *f = fopen("/proc/sys/vm/mmap_rnd_bits", "r");

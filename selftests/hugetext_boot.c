@@ -20,9 +20,7 @@ int main(void)
 	int len, lines = 0;
 	FILE *f;
 
-	ksft_print_header();
-	if (!knob_exists("hugetext_enabled"))
-		ksft_exit_skip("kernel without CONFIG_HUGETEXT\n");
+	ksft_begin_needing("hugetext_enabled", "CONFIG_HUGETEXT");
 	f = fopen("/proc/cmdline", "r");
 	if (!f || !fgets(cmdline, sizeof(cmdline), f))
 		ksft_exit_fail_msg("cannot read /proc/cmdline\n");

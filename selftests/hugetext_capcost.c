@@ -38,14 +38,11 @@ static long kworker_ticks(void)
 	if (!d)
 		return -1;
 	while ((e = readdir(d))) {
-		char path[300], buf[512], *p;
+		char buf[512], *p;
 		unsigned long ut, st;
 		FILE *f;
 
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
-		f = fopen(path, "r");
+		f = proc_entry_open(e, "stat");
 		if (!f)
 			continue;
 		if (fgets(buf, sizeof(buf), f) && strstr(buf, "(kworker")) {
@@ -70,9 +67,7 @@ int main(void)
 	double per;
 	char c;
 
-	ksft_print_header();
-	if (!knob_exists("khugepaged/max_nr_hugetext"))
-		ksft_exit_skip("kernel without the hugetext cap\n");
+	ksft_begin_needing("khugepaged/max_nr_hugetext", "the hugetext cap");
 	if (vmstat_read("hugetext_cap_periods") < 0)
 		ksft_exit_fail_msg("no hugetext_cap_periods in /proc/vmstat: the sampler's cost is not reported\n");
 	snprintf(path, sizeof(path), "%s/hugetext_bigtext", self_dir());

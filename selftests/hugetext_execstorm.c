@@ -133,9 +133,7 @@ int main(void)
 	char *true_argv[] = { "/bin/true", NULL };
 	int workers = sysconf(_SC_NPROCESSORS_ONLN);
 
-	ksft_print_header();
-	if (!knob_exists("hugetext_enabled"))
-		ksft_exit_skip("kernel without CONFIG_HUGETEXT\n");
+	ksft_begin_needing("hugetext_enabled", "CONFIG_HUGETEXT");
 	snprintf(big, sizeof(big), "%s/hugetext_bigtext", self_dir());
 	ksft_set_plan(3);
 	knobs_save();

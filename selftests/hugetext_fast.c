@@ -189,9 +189,7 @@ static void test_skips(void)
 
 int main(void)
 {
-	ksft_print_header();
-	if (!knob_exists("hugetext_enabled"))
-		ksft_exit_skip("kernel without CONFIG_HUGETEXT\n");
+	ksft_begin_needing("hugetext_enabled", "CONFIG_HUGETEXT");
 	if (vmstat_read("hugetext_collapse_ok") < 0)
 		ksft_exit_fail_msg("no hugetext counters in /proc/vmstat\n");
 	snprintf(prog_text, sizeof(prog_text), "%s/hugetext_bigtext", self_dir());

@@ -166,9 +166,7 @@ static void test_cc1(void)
 
 int main(void)
 {
-	ksft_print_header();
-	if (!knob_exists("hugetext_enabled"))
-		ksft_exit_skip("no hugetext in this kernel\n");
+	ksft_begin_needing("hugetext_enabled", "CONFIG_HUGETEXT");
 	if (vmstat_read("hugetext_fault_read") < 0)
 		ksft_exit_skip("this kernel has no first-fault read of program text (no hugetext_fault_read)\n");
 	if (pmd_size() != 2 << 20)

@@ -325,9 +325,7 @@ int main(void)
 {
 	size_t i;
 
-	ksft_print_header();
-	if (!knob_exists("hugetext_enabled"))
-		ksft_exit_skip("kernel without CONFIG_HUGETEXT (no %shugetext_enabled)\n", THP_DIR);
+	ksft_begin_needing("hugetext_enabled", "CONFIG_HUGETEXT");
 	if (vmstat_read("hugetext_anon_exec") < 0)
 		ksft_exit_skip("kernel without hugetext for anonymous executable memory\n");
 	knobs_save();

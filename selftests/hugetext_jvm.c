@@ -241,15 +241,11 @@ int main(void)
 	int i, ok[4], n;
 	long ac;
 
-	ksft_print_header();
-	if (!knob_exists("hugetext_enabled"))
-		ksft_exit_skip("kernel without CONFIG_HUGETEXT\n");
-	if (access(JAVAC, X_OK) || access(SOURCE, R_OK))
-		ksft_exit_skip("no %s or %s in this root file system\n", JAVAC, SOURCE);
+	ksft_begin_needing("hugetext_enabled", "CONFIG_HUGETEXT");
+	ksft_need_program(JAVAC, SOURCE);
 	ksft_set_plan(5);
 	knobs_save();
-	if (knob_write("enabled", "madvise"))
-		ksft_exit_fail_msg("cannot set THP enabled=madvise\n");
+	knob_write_or_fail("enabled", "madvise");
 	khugepaged_defaults();
 	knob_write(SAMPLE, "100");
 

@@ -62,9 +62,7 @@ int main(void)
 	char want[8];
 	int v, err;
 
-	ksft_print_header();
-	if (!knob_exists(KNOB))
-		ksft_exit_skip("kernel without CONFIG_HUGETEXT (no %s%s)\n", THP_DIR, KNOB);
+	ksft_begin_needing(KNOB, "CONFIG_HUGETEXT");
 	memset(longstr, '1', sizeof(longstr) - 1);
 	ksft_set_plan(8 + KNOB_TABLE_RESULTS + 4 + 2);
 	knobs_save();

@@ -122,9 +122,7 @@ int main(void)
 {
 	char dir[512];
 
-	ksft_print_header();
-	if (!knob_exists("hugetext_enabled"))
-		ksft_exit_skip("kernel without CONFIG_HUGETEXT\n");
+	ksft_begin_needing("hugetext_enabled", "CONFIG_HUGETEXT");
 	snprintf(dir, sizeof(dir), "%s", self_dir());
 	ksft_set_plan(6);
 	knobs_save();

@@ -206,15 +206,11 @@ int main(void)
 	long capmax[2] = { -1, -1 };
 	bool ok;
 
-	ksft_print_header();
-	if (!knob_exists("hugetext_enabled"))
-		ksft_exit_skip("kernel without CONFIG_HUGETEXT\n");
-	if (access(NODE, X_OK) || access(SCRIPT, R_OK))
-		ksft_exit_skip("no %s or %s in this root file system\n", NODE, SCRIPT);
+	ksft_begin_needing("hugetext_enabled", "CONFIG_HUGETEXT");
+	ksft_need_program(NODE, SCRIPT);
 	ksft_set_plan(5);
 	knobs_save();
-	if (knob_write("enabled", "madvise"))
-		ksft_exit_fail_msg("cannot set THP enabled=madvise\n");
+	knob_write_or_fail("enabled", "madvise");
 
 	knob_write("hugetext_enabled", "3");
 	drop_caches();

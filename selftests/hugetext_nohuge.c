@@ -77,9 +77,7 @@ int main(void)
 {
 	unsigned int i;
 
-	ksft_print_header();
-	if (!knob_exists("hugetext_enabled"))
-		ksft_exit_skip("kernel without CONFIG_HUGETEXT\n");
+	ksft_begin_needing("hugetext_enabled", "CONFIG_HUGETEXT");
 	ksft_set_plan(sizeof(cases) / sizeof(cases[0]));
 	knobs_save();
 	if (knob_exists("khugepaged/max_nr_hugetext"))

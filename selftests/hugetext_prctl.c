@@ -125,9 +125,7 @@ int main(int argc, char **argv)
 		printf("%ld\n", get());
 		return 0;
 	}
-	ksft_print_header();
-	if (!knob_exists("hugetext_enabled"))
-		ksft_exit_skip("kernel without CONFIG_HUGETEXT\n");
+	ksft_begin_needing("hugetext_enabled", "CONFIG_HUGETEXT");
 	v = get();
 	if (v < 0 && errno == EINVAL)
 		ksft_exit_skip("kernel without PR_SET_HUGETEXT\n");

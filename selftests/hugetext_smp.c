@@ -386,9 +386,7 @@ int main(int argc, char **argv)
 	unsigned long k;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
-	ksft_print_header();
-	if (!knob_exists("hugetext_enabled"))
-		ksft_exit_skip("kernel without CONFIG_HUGETEXT\n");
+	ksft_begin_needing("hugetext_enabled", "CONFIG_HUGETEXT");
 	if (ncpu < 2)
 		ksft_exit_skip("needs two online CPUs, has %ld\n", ncpu);
 	ksft_set_plan(5);

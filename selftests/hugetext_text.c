@@ -82,9 +82,7 @@ int main(int argc, char **argv)
 	size_t i;
 	char *slash;
 
-	ksft_print_header();
-	if (!knob_exists("hugetext_enabled"))
-		ksft_exit_skip("kernel without CONFIG_HUGETEXT (no %shugetext_enabled)\n", THP_DIR);
+	ksft_begin_needing("hugetext_enabled", "CONFIG_HUGETEXT");
 	snprintf(bigtext, sizeof(bigtext), "%s", argv[0]);
 	slash = strrchr(bigtext, '/');
 	snprintf(slash ? slash + 1 : bigtext, sizeof(bigtext) - (slash ? slash + 1 - bigtext : 0),

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kselftest.h"
 #include "hugetext_util.h"
 #include "hugetext_knobs.h"
 
@@ -99,6 +100,35 @@ bool knob_exists(const char *name)
 
 	snprintf(path, sizeof(path), THP_DIR "%s", name);
 	return access(path, F_OK) == 0;
+}
+
+void ksft_begin_needing(const char *name, const char *what)
+{
+	ksft_print_header();
+	if (!knob_exists(name))
+		ksft_exit_skip("kernel without %s (no %s%s)\n", what, THP_DIR, name);
+}
+
+void ksft_need_program(const char *prog, const char *input)
+{
+	if (access(prog, X_OK) || access(input, R_OK))
+		ksft_exit_skip("no %s or %s in this root file system\n", prog, input);
+}
+
+void knob_write_or_fail(const char *name, const char *value)
+{
+	if (knob_write(name, value))
+		ksft_exit_fail_msg("cannot set %s%s=%s\n", THP_DIR, name, value);
+}
+
+FILE *proc_entry_open(const struct dirent *e, const char *file)
+{
+	char path[300];
+
+	if (e->d_name[0] < '0' || e->d_name[0] > '9')
+		return NULL;
+	snprintf(path, sizeof(path), "/proc/%s/%s", e->d_name, file);
+	return fopen(path, "r");
 }
 
 /*
@@ -384,7 +414,7 @@ bool khugepaged_wait(int n, int timeout_ms, bool (*poll)(void *), void *arg)
 
 bool khugepaged_running(void)
 {
-	char path[300], comm[64];
+	char comm[64];
 	struct dirent *d;
 	bool found = false;
 	DIR *dir = opendir("/proc");
@@ -393,10 +423,7 @@ bool khugepaged_running(void)
 	if (!dir)
 		return false;
 	while (!found && (d = readdir(dir))) {
-		if (d->d_name[0] < '0' || d->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
-		f = fopen(path, "r");
+		f = proc_entry_open(d, "comm");
 		if (!f)
 			continue;
 		if (fgets(comm, sizeof(comm), f) && !strcmp(comm, "khugepaged\n"))

@@ -7,8 +7,10 @@
 #ifndef HUGETEXT_UTIL_H
 #define HUGETEXT_UTIL_H
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define THP_DIR "/sys/kernel/mm/transparent_hugepage/"
 #define KHP_DIR THP_DIR "khugepaged/"
@@ -21,6 +23,20 @@ long knob_read_long(const char *name);
 /* The selected word of a "[a] b c" file, e.g. "madvise". */
 int knob_read_mode(const char *name, char *buf, size_t len);
 bool knob_exists(const char *name);
+/*
+ * A test's first step: the TAP header, then a SKIP naming @what and the
+ * knob if the kernel has no knob @name (the feature is truly absent).
+ */
+void ksft_begin_needing(const char *name, const char *what);
+/* SKIP unless the root file system has the program @prog and its input @input */
+void ksft_need_program(const char *prog, const char *input);
+/* knob_write(), or the test fails with "cannot set NAME=VALUE" */
+void knob_write_or_fail(const char *name, const char *value);
+/*
+ * /proc/PID/@file for the /proc directory entry @e, opened for reading;
+ * NULL if @e is not a process or the process has gone.
+ */
+FILE *proc_entry_open(const struct dirent *e, const char *file);
 /* @val as a test label: newlines and tabs as '~', long strings as "<N bytes>" */
 void knob_label(const char *val, char *buf, size_t len);
 

@@ -40,9 +40,7 @@ int main(int argc, char **argv)
 	size_t where;
 	int fd;
 
-	ksft_print_header();
-	if (!knob_exists("hugetext_enabled"))
-		ksft_exit_skip("kernel without CONFIG_HUGETEXT\n");
+	ksft_begin_needing("hugetext_enabled", "CONFIG_HUGETEXT");
 	snprintf(src, sizeof(src), "%s", argv[0]);
 	slash = strrchr(src, '/');
 	strcpy(slash ? slash + 1 : src, "hugetext_bigtext");

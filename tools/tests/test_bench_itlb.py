@@ -20,16 +20,14 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 MB2 = 2 << 20
 
 
-def load(name, path):
-    loader = importlib.machinery.SourceFileLoader(name, path)
-    spec = importlib.util.spec_from_loader(name, loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
 
-
+# bench-itlb.py, and its loader for the files that are not modules
+_spec = importlib.util.spec_from_file_location(
+    'bench_itlb', os.path.join(TOP, 'scripts', 'bench-itlb.py'))
+bi = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bi)
+load = bi.load
 kr = load('kregions', os.path.join(TOP, 'tools', 'itlb', 'kregions.py'))
-bi = load('bench_itlb', os.path.join(TOP, 'scripts', 'bench-itlb.py'))
 ht = load('hugetext_tool', os.path.join(TOP, 'tools', 'hugetext'))
 
 
@@ -247,6 +245,19 @@ if __name__ == '__main__':
     unittest.main()
 
 
+def assert_table_errors(test, reader, cases):
+    """each (text, line) of cases, as a table file, makes reader raise
+    TableError naming that line"""
+    import tempfile
+    for text, line in cases:
+        with tempfile.NamedTemporaryFile('w', suffix='.list') as f:
+            f.write(text)
+            f.flush()
+            with test.assertRaisesRegex(bi.bench_programs.TableError,
+                                        r'\.list:%d: want a new name' % line):
+                reader(f.name)
+
+
 class ProgramsTableTest(unittest.TestCase):
     """tools/bench/programs.list: the one list of the bench's programs."""
 
@@ -272,16 +283,9 @@ class ProgramsTableTest(unittest.TestCase):
                          names)
 
     def test_malformed_line(self):
-        import tempfile
-        for text, line in (('# c\ncc1 cc1 300 title\ncc1 cc1 300 again\n', 3),
-                           ('gdb gdb soon title\n', 1), ('gdb gdb 3\n', 1)):
-            with tempfile.NamedTemporaryFile('w', suffix='.list') as f:
-                f.write(text)
-                f.flush()
-                with self.assertRaisesRegex(bi.bench_programs.TableError,
-                                            r'\.list:%d: want a new name'
-                                            % line):
-                    bi.bench_programs.read(f.name)
+        assert_table_errors(self, bi.bench_programs.read, (
+            ('# c\ncc1 cc1 300 title\ncc1 cc1 300 again\n', 3),
+            ('gdb gdb soon title\n', 1), ('gdb gdb 3\n', 1)))
 
 
 class ModesTableTest(unittest.TestCase):
@@ -306,18 +310,10 @@ class ModesTableTest(unittest.TestCase):
         self.assertNotIn('max_nr_hugetext=', sh)
 
     def test_malformed_line(self):
-        import tempfile
-        for text, line in (
-                ('a madvise hugetext=3 | A\na always hugetext=0 | again\n', 2),
-                ('a sometimes hugetext=3 | A\n', 1),
-                ('# c\na madvise hugetext=3\n', 2),
-                ('a madvise | A\n', 1),
-                ('a madvise hugetext=3 |\n', 1),
-                ('a:b madvise hugetext=3 | A\n', 1)):
-            with tempfile.NamedTemporaryFile('w', suffix='.list') as f:
-                f.write(text)
-                f.flush()
-                with self.assertRaisesRegex(bi.bench_programs.TableError,
-                                            r'\.list:%d: want a new name'
-                                            % line):
-                    bi.bench_programs.read_modes(f.name)
+        assert_table_errors(self, bi.bench_programs.read_modes, (
+            ('a madvise hugetext=3 | A\na always hugetext=0 | again\n', 2),
+            ('a sometimes hugetext=3 | A\n', 1),
+            ('# c\na madvise hugetext=3\n', 2),
+            ('a madvise | A\n', 1),
+            ('a madvise hugetext=3 |\n', 1),
+            ('a:b madvise hugetext=3 | A\n', 1)))

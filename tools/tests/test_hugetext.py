@@ -1568,10 +1568,8 @@ class TestCheck(FixtureCase):
 
     @unittest.skipUnless(shutil.which('gcc'), 'gcc not installed')
     def test_gcc_binaries(self):
-        src = os.path.join(self.files, 'big.c')
-        with open(src, 'w') as f:
-            f.write('__asm__(".text\\n.skip 6*1024*1024\\n");\n'
-                    'int main(void) { return 0; }\n')
+        src = self.write_file('big.c', ('__asm__(".text\\n.skip 6*1024*1024\\n");\n'
+                               'int main(void) { return 0; }\n').encode())
         aligned = os.path.join(self.files, 'big_aligned')
         default = os.path.join(self.files, 'big_default')
         self.gcc_link(src, (aligned, ['-Wl,-z,max-page-size=0x200000',
@@ -1597,11 +1595,9 @@ class TestCheck(FixtureCase):
         # 5 MB of text and 3 MB of .rodata: linked with -z separate-code
         # -z max-page-size=0x200000, the text starts on a 2 MB boundary and
         # the tail region holds only linker padding
-        src = os.path.join(self.files, 'pad.c')
-        with open(src, 'w') as f:
-            f.write('__asm__(".text\\n.skip 5*1024*1024+12345\\n");\n'
-                    'const char big[3 << 20] = {1};\n'
-                    'int main(void) { return big[5]; }\n')
+        src = self.write_file('pad.c', ('__asm__(".text\\n.skip 5*1024*1024+12345\\n");\n'
+                               'const char big[3 << 20] = {1};\n'
+                               'int main(void) { return big[5]; }\n').encode())
         sep = os.path.join(self.files, 'pad_sep')
         default = os.path.join(self.files, 'pad_default')
         self.gcc_link(src, (sep, ['-Wl,-z,separate-code,-z,'
