@@ -28,7 +28,13 @@ PMD = 2 << 20
 # include/uapi/linux/fs.h (6.7+)
 PAGE_IS_FILE = 1 << 2
 PAGE_IS_PRESENT = 1 << 3
+PAGE_IS_SWAPPED = 1 << 4
+PAGE_IS_PFNZERO = 1 << 5
 PAGE_IS_HUGE = 1 << 6
+# what a disagreement with smaps reports of each huge range (describe_scan)
+CATEGORY_NAMES = ((PAGE_IS_PRESENT, 'present'),
+                  (PAGE_IS_SWAPPED, 'not present (swap or migration entry)'),
+                  (PAGE_IS_FILE, 'file'), (PAGE_IS_PFNZERO, 'zero page'))
 PM_SCAN_ARG = struct.Struct('<12Q')     # struct pm_scan_arg, 96 bytes
 PAGE_REGION = struct.Struct('<3Q')      # struct page_region
 # _IOWR('f', 16, struct pm_scan_arg)
@@ -42,33 +48,55 @@ class RegionError(Exception):
 def pagemap_scan(fd, start, end, vec_len=256):
     """[(start, end)] of the PAGE_IS_HUGE ranges of [start, end) in the
     pagemap file fd, in address order (the kernel merges neighbours)."""
+    return merge((s, e) for s, e, _ in
+                 pagemap_scan_detail(fd, start, end, vec_len))
+
+
+def pagemap_scan_detail(fd, start, end, vec_len=256):
+    """[(start, end, categories)] of the PAGE_IS_HUGE ranges of
+    [start, end), with the CATEGORY_NAMES bits the kernel found in each."""
     out = []
     vec = array.array('Q', bytes(PAGE_REGION.size * vec_len))
     addr, _ = vec.buffer_info()
+    ret = PAGE_IS_HUGE
+    for bit, _ in CATEGORY_NAMES:
+        ret |= bit
     while start < end:
         arg = bytearray(PM_SCAN_ARG.pack(
             PM_SCAN_ARG.size, 0, start, end, 0, addr, vec_len, 0,
-            0, PAGE_IS_HUGE, 0, PAGE_IS_HUGE))
+            0, PAGE_IS_HUGE, 0, ret))
         n = fcntl.ioctl(fd, PAGEMAP_SCAN, arg, True)
         walk_end = PM_SCAN_ARG.unpack(arg)[4]
         out.extend(parse_scan_vec(vec.tobytes(), n))
         if walk_end <= start:
             raise RegionError('PAGEMAP_SCAN made no progress at %#x' % start)
         start = walk_end
-    return merge(out)
+    return out
 
 
 def parse_scan_vec(buf, n):
-    """The first n struct page_region of buf as [(start, end)]; only
-    entries with PAGE_IS_HUGE (all of them, as asked)."""
+    """The first n struct page_region of buf as [(start, end, categories)];
+    only entries with PAGE_IS_HUGE (all of them, as asked)."""
     out = []
     for i in range(n):
         s, e, cat = PAGE_REGION.unpack_from(buf, i * PAGE_REGION.size)
         if e <= s:
             raise RegionError('PAGEMAP_SCAN: empty range %#x-%#x' % (s, e))
         if cat & PAGE_IS_HUGE:
-            out.append((s, e))
+            out.append((s, e, cat))
     return out
+
+
+def describe_scan(fd, start, end):
+    """The huge ranges of [start, end) with what the kernel says of each,
+    for a RegionError: '0x...-0x...: present file; ...'."""
+    try:
+        got = pagemap_scan_detail(fd, start, end)
+    except (OSError, RegionError) as e:
+        return 'not scanned again (%s)' % e
+    return '; '.join('%#x-%#x: %s' % (s, e, ' '.join(
+        name for bit, name in CATEGORY_NAMES if cat & bit) or 'no category')
+        for s, e, cat in got) or 'no huge range any more'
 
 
 def merge(ranges):
@@ -106,11 +134,13 @@ def exec_file_maps(maps):
             and m['path'].startswith('/')]
 
 
-def process_regions(maps, scan, pmd=PMD):
+def process_regions(maps, scan, pmd=PMD, describe=None):
     """{path: sorted file offsets} for the executable file mappings of
     maps (parse_smaps() of one smaps read); scan(start, end) gives the
     huge ranges.  RegionError when a mapping's regions disagree with its
-    FilePmdMapped."""
+    FilePmdMapped; describe(start, end), if given, adds what the kernel
+    says of the mapping's huge ranges (present, swap or migration entry,
+    file, zero page)."""
     out = {}
     for m in exec_file_maps(maps):
         ranges = scan(m['start'], m['end'])
@@ -122,12 +152,14 @@ def process_regions(maps, scan, pmd=PMD):
             raise RegionError(
                 '%s %#x-%#x: PAGEMAP_SCAN finds %d PMD-mapped regions '
                 '(%s), smaps FilePmdMapped %d kB (AnonHugePages %d kB, '
-                'Rss %d kB, Anonymous %d kB)'
+                'Rss %d kB, Anonymous %d kB)%s'
                 % (m['path'], m['start'], m['end'], len(offs),
                    ' '.join('%#x-%#x' % r for r in ranges), want >> 10,
                    m['fields'].get('AnonHugePages', 0) >> 10,
                    m['fields'].get('Rss', 0) >> 10,
-                   m['fields'].get('Anonymous', 0) >> 10))
+                   m['fields'].get('Anonymous', 0) >> 10,
+                   '; scanned again: ' + describe(m['start'], m['end'])
+                   if describe else ''))
         if offs:
             out.setdefault(m['path'], []).extend(offs)
     return {p: sorted(set(o)) for p, o in out.items()}
@@ -168,7 +200,8 @@ def read_regions(pid, read_smaps, parse_smaps, tries=5, is_exiting=exiting):
             maps = parse_smaps(t0)
             try:
                 regions = process_regions(
-                    maps, lambda s, e: pagemap_scan(fd, s, e))
+                    maps, lambda s, e: pagemap_scan(fd, s, e),
+                    describe=lambda s, e: describe_scan(fd, s, e))
             except OSError as e:
                 if e.errno in (errno.ENOTTY, errno.EINVAL, errno.EOPNOTSUPP):
                     raise RegionError('PAGEMAP_SCAN: %s (needs Linux 6.7 or '

@@ -48,7 +48,8 @@ class ScanParseTest(unittest.TestCase):
                           0x1000000, 0x1200000, kr.PAGE_IS_HUGE | 8)
         buf += bytes(24)
         self.assertEqual(kr.parse_scan_vec(buf, 2),
-                         [(0x400000, 0x800000), (0x1000000, 0x1200000)])
+                         [(0x400000, 0x800000, kr.PAGE_IS_HUGE),
+                          (0x1000000, 0x1200000, kr.PAGE_IS_HUGE | 8)])
         with self.assertRaises(kr.RegionError):
             kr.parse_scan_vec(struct.pack('<3Q', 5, 5, kr.PAGE_IS_HUGE), 1)
 
@@ -100,6 +101,37 @@ class TranslateTest(unittest.TestCase):
         scans[0x400000] = [(0x400000, 0x600000)]
         with self.assertRaisesRegex(kr.RegionError, 'FilePmdMapped 4096 kB'):
             kr.process_regions(maps, lambda s, e: scans.get(s, []))
+        # with describe: what the kernel says of the huge ranges, appended
+        with self.assertRaisesRegex(kr.RegionError,
+                                    r'4096 kB.*; scanned again: 0x400000-'
+                                    r'0x600000: present file$'):
+            kr.process_regions(maps, lambda s, e: scans.get(s, []),
+                               describe=lambda s, e: '0x400000-0x600000: '
+                               'present file')
+
+    def test_describe_scan(self):
+        # the names of the categories, from a real scan of this process
+        # (no huge range, most likely) and from a canned one
+        with open('/proc/self/pagemap', 'rb') as f:
+            try:
+                got = kr.describe_scan(f.fileno(), 0x400000, 0x800000)
+            except kr.RegionError as e:
+                self.skipTest(str(e))
+        self.assertIsInstance(got, str)
+        real = kr.pagemap_scan_detail
+        kr.pagemap_scan_detail = lambda fd, s, e: [
+            (0x400000, 0x600000, kr.PAGE_IS_HUGE | kr.PAGE_IS_SWAPPED |
+             kr.PAGE_IS_FILE), (0x600000, 0x800000, kr.PAGE_IS_HUGE)]
+        try:
+            self.assertEqual(
+                kr.describe_scan(0, 0x400000, 0x800000),
+                '0x400000-0x600000: not present (swap or migration entry) '
+                'file; 0x600000-0x800000: no category')
+            kr.pagemap_scan_detail = lambda fd, s, e: []
+            self.assertEqual(kr.describe_scan(0, 0x400000, 0x800000),
+                             'no huge range any more')
+        finally:
+            kr.pagemap_scan_detail = real
 
     def test_live_self(self):
         # this process: PAGEMAP_SCAN agrees with smaps (no huge text here,
