@@ -35,6 +35,8 @@ PAGE_IS_HUGE = 1 << 6
 CATEGORY_NAMES = ((PAGE_IS_PRESENT, 'present'),
                   (PAGE_IS_SWAPPED, 'not present (swap or migration entry)'),
                   (PAGE_IS_FILE, 'file'), (PAGE_IS_PFNZERO, 'zero page'))
+DETAIL_MASK = (PAGE_IS_HUGE | PAGE_IS_PRESENT | PAGE_IS_SWAPPED |
+               PAGE_IS_FILE | PAGE_IS_PFNZERO)
 PM_SCAN_ARG = struct.Struct('<12Q')     # struct pm_scan_arg, 96 bytes
 PAGE_REGION = struct.Struct('<3Q')      # struct page_region
 # _IOWR('f', 16, struct pm_scan_arg)
@@ -49,18 +51,18 @@ def pagemap_scan(fd, start, end, vec_len=256):
     """[(start, end)] of the PAGE_IS_HUGE ranges of [start, end) in the
     pagemap file fd, in address order (the kernel merges neighbours)."""
     return merge((s, e) for s, e, _ in
-                 pagemap_scan_detail(fd, start, end, vec_len))
+                 pagemap_scan_detail(fd, start, end, vec_len, PAGE_IS_HUGE))
 
 
-def pagemap_scan_detail(fd, start, end, vec_len=256):
+def pagemap_scan_detail(fd, start, end, vec_len=256, ret=DETAIL_MASK):
     """[(start, end, categories)] of the PAGE_IS_HUGE ranges of
-    [start, end), with the CATEGORY_NAMES bits the kernel found in each."""
+    [start, end), with the categories of ret the kernel found in each (by
+    default the CATEGORY_NAMES bits; pagemap_scan() asks only for
+    PAGE_IS_HUGE, so that the kernel neither looks up each huge page's
+    folio for PAGE_IS_FILE nor splits ranges by category)."""
     out = []
     vec = array.array('Q', bytes(PAGE_REGION.size * vec_len))
     addr, _ = vec.buffer_info()
-    ret = PAGE_IS_HUGE
-    for bit, _ in CATEGORY_NAMES:
-        ret |= bit
     while start < end:
         arg = bytearray(PM_SCAN_ARG.pack(
             PM_SCAN_ARG.size, 0, start, end, 0, addr, vec_len, 0,

@@ -53,6 +53,27 @@ class ScanParseTest(unittest.TestCase):
         with self.assertRaises(kr.RegionError):
             kr.parse_scan_vec(struct.pack('<3Q', 5, 5, kr.PAGE_IS_HUGE), 1)
 
+    def test_return_masks(self):
+        # the samples' scan asks only for PAGE_IS_HUGE; the error path's
+        # detail scan for the categories it names
+        seen = []
+
+        def ioctl(fd, req, arg, mutate):
+            f = list(kr.PM_SCAN_ARG.unpack(arg))
+            seen.append(f[11])
+            f[4] = f[3]             # walk_end = end: done, nothing found
+            kr.PM_SCAN_ARG.pack_into(arg, 0, *f)
+            return 0
+        real = kr.fcntl.ioctl
+        kr.fcntl.ioctl = ioctl
+        try:
+            self.assertEqual(kr.pagemap_scan(0, 0x400000, 0x800000), [])
+            self.assertEqual(kr.pagemap_scan_detail(0, 0x400000, 0x800000),
+                             [])
+        finally:
+            kr.fcntl.ioctl = real
+        self.assertEqual(seen, [kr.PAGE_IS_HUGE, kr.DETAIL_MASK])
+
     def test_merge(self):
         self.assertEqual(kr.merge([(4, 6), (0, 2), (2, 3)]), [(0, 3), (4, 6)])
 
