@@ -16,8 +16,7 @@ dir="$out/bench"
 . "$top/scripts/base.sh"
 # the modes: tools/bench/modes.list, the one list of them, as
 # NAME:KERNEL COMMAND LINE:THP enabled
-mapfile -t all_modes < <(python3 -B -c 'import sys; sys.path.insert(0, sys.argv[1]); import programs
-for m in programs.read_modes(): print("%s:%s:%s" % (m["name"], m["args"], m["thp"]))' "$top/tools/bench")
+mapfile -t all_modes < <(python3 -B "$top/tools/bench/programs.py" modes)
 if [ ${#all_modes[@]} -eq 0 ]; then
 	echo "bench: no modes read from tools/bench/modes.list" >&2; exit 1
 fi
@@ -30,8 +29,7 @@ for n in $want; do
 	esac
 done
 # the programs: tools/bench/programs.list, the one list of them
-all_progs=$(python3 -B -c 'import sys; sys.path.insert(0, sys.argv[1]); import programs
-print(",".join(p["name"] for p in programs.read()))' "$top/tools/bench")
+all_progs=$(python3 -B "$top/tools/bench/programs.py" names)
 progs=${HUGETEXT_BENCH_PROGRAMS:-$all_progs}
 for n in ${progs//,/ }; do
 	case ",$all_progs," in *",$n,"*) ;; *)

@@ -55,3 +55,27 @@ def read_modes(path=MODES):
                           'args': ' '.join(f3[2].split()),
                           'title': title.strip()})
     return modes
+
+
+def main(argv):
+    """For scripts/bench.sh: 'names' prints the programs' names joined by
+    commas, 'modes' one NAME:KERNEL COMMAND LINE:THP line per mode."""
+    import sys
+    try:
+        if argv == ['names']:
+            print(','.join(p['name'] for p in read()))
+        elif argv == ['modes']:
+            for m in read_modes():
+                print('%s:%s:%s' % (m['name'], m['args'], m['thp']))
+        else:
+            print('usage: programs.py names|modes', file=sys.stderr)
+            return 2
+    except (OSError, TableError) as e:
+        print('programs.py: %s' % e, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == '__main__':
+    import sys
+    sys.exit(main(sys.argv[1:]))

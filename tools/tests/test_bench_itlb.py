@@ -13,6 +13,7 @@ import importlib.machinery
 import importlib.util
 import os
 import struct
+import sys
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -359,8 +360,16 @@ class ModesTableTest(unittest.TestCase):
         # bench.sh reads the table, it has no modes of its own
         with open(os.path.join(TOP, 'scripts', 'bench.sh')) as f:
             sh = f.read()
-        self.assertIn('read_modes()', sh)
+        self.assertIn('programs.py" modes', sh)
         self.assertNotIn('max_nr_hugetext=', sh)
+        # what it reads: one NAME:COMMAND LINE:THP line per mode
+        import subprocess
+        out = subprocess.run(
+            [sys.executable, os.path.join(TOP, 'tools', 'bench',
+                                          'programs.py'), 'modes'],
+            capture_output=True, text=True, check=True).stdout
+        self.assertEqual(out.splitlines(), ['%s:%s:%s' % (
+            m['name'], m['args'], m['thp']) for m in modes])
 
     def test_malformed_line(self):
         assert_table_errors(self, bi.bench_programs.read_modes, (
