@@ -187,8 +187,9 @@ def read_regions(pid, read_smaps, parse_smaps, tries=5, is_exiting=exiting):
     smaps again; a collapse or split between the reads changes the counts,
     so it retries until smaps reads the same before and after.  None if
     the process is gone or exiting (its mappings are being torn down);
-    RegionError when the scan and smaps disagree on every try while
-    smaps stood still."""
+    RegionError when no try was stable and right, and at least one try
+    found the scan and smaps disagreeing while smaps stood still (a try
+    whose two smaps reads differ proves nothing either way)."""
     try:
         fd = os.open('/proc/%d/pagemap' % pid, os.O_RDONLY)
     except OSError:
@@ -210,14 +211,20 @@ def read_regions(pid, read_smaps, parse_smaps, tries=5, is_exiting=exiting):
                                       'later)' % os.strerror(e.errno))
                 return None     # exited during the scan
             except RegionError as e:
-                last = e
-                regions = None
+                err, regions = e, None
+            else:
+                err = None
             t1 = read_smaps(pid)
             if t1 is None or is_exiting(pid):
                 return None
-            same = signature(parse_smaps(t1)) == signature(maps)
-            if same and regions is not None:
+            if signature(parse_smaps(t1)) != signature(maps):
+                # a collapse, a fault or a split between the reads: the
+                # scan may rightly differ from either smaps (a program's
+                # first second under hugetext maps a PMD every few ms)
+                continue
+            if err is None:
                 return maps, regions
+            last = err          # smaps stood still around the scan
         if last and not is_exiting(pid):
             raise last
         return None             # never a stable read: no sample

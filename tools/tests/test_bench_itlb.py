@@ -193,6 +193,37 @@ class TranslateTest(unittest.TestCase):
         self.assertFalse(kr.exiting(os.getpid()))
         self.assertTrue(kr.exiting(0x7ffffff0))
 
+    def test_growing_is_no_disagreement(self):
+        # the bench's make bench failures: a program's text being mapped a
+        # PMD at a time (hugetext's first second), so each smaps read has
+        # one PMD more than the last and the scan between two reads one
+        # more than the first: no stable read, no sample, no RegionError
+        reads = []
+
+        def read_smaps(pid):
+            reads.append(pid)
+            return ('00400000-01400000 r-xp 00000000 08:01 12 /usr/bin/prog\n'
+                    'FilePmdMapped:  %d kB\n' % (2048 * len(reads)))
+        real = kr.pagemap_scan
+        kr.pagemap_scan = lambda fd, s, e: [(0x400000,
+                                             0x400000 + MB2 * (len(reads) + 1))]
+        try:
+            self.assertIsNone(kr.read_regions(os.getpid(), read_smaps,
+                                              ht.parse_smaps,
+                                              is_exiting=lambda pid: False))
+            self.assertEqual(len(reads), 10)    # 5 tries, 2 reads each
+            # once it stands still, the disagreement is reported
+            reads[:] = [0] * 3
+            kr.pagemap_scan = lambda fd, s, e: [(0x400000, 0x400000 + 5 * MB2)]
+            n = len(reads)
+            frozen = read_smaps(0)
+            del reads[n:]
+            with self.assertRaisesRegex(kr.RegionError, 'finds 5'):
+                kr.read_regions(os.getpid(), lambda pid: frozen,
+                                ht.parse_smaps, is_exiting=lambda pid: False)
+        finally:
+            kr.pagemap_scan = real
+
     def test_union(self):
         self.assertEqual(kr.union({'/a': [0]}, {'/a': [MB2], '/b': [0]}),
                          {'/a': [0, MB2], '/b': [0]})
