@@ -3,8 +3,12 @@
 """Turn the bench guests' output into out/bench/results.json,
 report.md and coverage.png (with gnuplot).
 
-  bench-report.py --out DIR --series HASH --kernel-sha1 SHA1 \
-      --mode NAME:BOOTARGS:THP:LOG ...
+  bench-report.py --out DIR --series KERNEL=HASH ... \
+      --kernel-sha1 KERNEL=SHA1 ... --mode NAME:KERNEL:BOOTARGS:THP:LOG ...
+
+KERNEL: a kernel of tools/bench/modes.list (6.12, 7.3, 7.3-stock); a
+series' hash (sha1 of its series file and patches) is given for each
+kernel with one, a bzImage's sha1 for each kernel booted.
 
 Each LOG holds the JSON lines the guest printed (scripts/guest/bench) on
 its results channel (scripts/run-qemu.sh --results; a console log works
@@ -30,7 +34,8 @@ sys.dont_write_bytecode = True
 import programs as bench_programs  # noqa: E402
 PROGRAMS = [p['name'] for p in bench_programs.read()]
 PROGRAM_TITLE = {p['name']: p['title'] for p in bench_programs.read()}
-MODE_TITLE = {m['name']: m['title'] for m in bench_programs.read_modes()}
+TABLE_MODES = bench_programs.read_modes()
+MODE_TITLE = {m['name']: m['title'] for m in TABLE_MODES}
 KERNEL_LINE = re.compile(r'^\[\s*\d+\.\d+\]')
 
 
@@ -129,26 +134,36 @@ def plot(out, records, modes):
     subprocess.run(['gnuplot', gp], check=True)
 
 
-def verdicts(records):
-    """Per program: hugetext's coverage vs THP=always's (the issue's bar)."""
+def verdicts(records, modes=None):
+    """Per kernel and program: hugetext's coverage vs THP=always's on the
+    same kernel (the issue's bar; bench_programs.bars() pairs the modes)."""
     out = []
-    for prog in PROGRAMS:
-        ht = next((r for r in records if r['program'] == prog
-                   and r['mode'] == 'hugetext'), None)
-        al = next((r for r in records if r['program'] == prog
-                   and r['mode'] == 'thp-always'), None)
-        if not ht or not al:
-            continue
-        h, a = ht.get('coverage_final') or 0.0, al.get('coverage_final') or 0.0
-        strict = prog == 'gdb'
-        ok = h > a if strict else h >= a
-        note = ''
-        if prog == 'jit' and not ok:
-            note = (' (expected until the kernel maps anonymous executable '
-                    'memory with huge pages under hugetext bit 1)')
-        out.append({'program': prog, 'hugetext': h, 'thp_always': a,
-                    'required': '>' if strict else '>=', 'ok': ok,
-                    'note': note})
+    ran = {r['mode'] for r in records}
+    table = [m for m in (TABLE_MODES if modes is None else modes)
+             if m['name'] in ran]
+    for ht_mode, al_mode in bench_programs.bars(table):
+        for prog in PROGRAMS:
+            ht = next((r for r in records if r['program'] == prog
+                       and r['mode'] == ht_mode['name']), None)
+            al = next((r for r in records if r['program'] == prog
+                       and r['mode'] == al_mode['name']), None)
+            if not ht or not al:
+                continue
+            h = ht.get('coverage_final') or 0.0
+            a = al.get('coverage_final') or 0.0
+            strict = prog == 'gdb'
+            ok = h > a if strict else h >= a
+            note = ''
+            if prog == 'jit' and not ok:
+                note = (' (expected until the kernel maps anonymous '
+                        'executable memory with huge pages under hugetext '
+                        'bit 1)')
+            out.append({'program': prog, 'kernel': ht_mode['kernel'],
+                        'hugetext_mode': ht_mode['name'],
+                        'thp_always_mode': al_mode['name'],
+                        'hugetext': h, 'thp_always': a,
+                        'required': '>' if strict else '>=', 'ok': ok,
+                        'note': note})
     return out
 
 
@@ -171,26 +186,32 @@ def report(out, res):
              % res['measured'])
     L.append('')
     env = recs[0]['env'] if recs else {}
-    L.append('- kernel: `%s` (%s)' % (env.get('kernel', '?'),
-                                       env.get('kernel_version', '?')))
-    L.append('- series: `%s` (sha1 of patches/series and its patches); '
-             'bzImage sha1 `%s`' % (res['series_version'], res['bzimage_sha1']))
+    for k, sha in sorted(res['bzimage_sha1'].items()):
+        rk = next((r for r in recs if r['kernel_name'] == k), {})
+        L.append('- kernel %s: `%s` (%s); bzImage sha1 `%s`; %s'
+                 % (k, rk.get('env', {}).get('kernel', '?'),
+                    rk.get('env', {}).get('kernel_version', '?'), sha,
+                    'series `%s` (sha1 of its series file and patches)'
+                    % res['series_version'][k]
+                    if k in res['series_version'] else
+                    'without the series (its Debian source, same '
+                    'configuration)'))
     L.append('- measured: %s' % res['measured'])
     L.append('- khugepaged knobs: defaults (scan_sleep_millisecs %s, '
              'pages_to_scan %s)'
              % (env.get('knobs', {}).get('khugepaged/scan_sleep_millisecs'),
                 env.get('knobs', {}).get('khugepaged/pages_to_scan')))
     L.append('')
-    L.append('| mode | kernel command line | THP `enabled` | '
+    L.append('| mode | kernel | kernel command line | THP `enabled` | '
              '`hugetext_enabled` |')
-    L.append('|---|---|---|---|')
+    L.append('|---|---|---|---|---|')
     for m in modes:
         r = next((r for r in recs if r['mode'] == m), None)
         if r is None:
             continue
         k = r['env']['knobs']
-        L.append('| %s | `%s` | %s | %s |' % (
-            m, res['mode_args'][m], k.get('enabled'),
+        L.append('| %s | %s | `%s` | %s | %s |' % (
+            m, r['kernel_name'], res['mode_args'][m], k.get('enabled'),
             k.get('hugetext_enabled', 'absent')))
     L.append('')
     L.append('## Results')
@@ -199,7 +220,9 @@ def report(out, res):
              '(congruent to the file offset), last sample while the program '
              'ran. Entries: page-table entries that map the text\'s resident '
              'part (4 KB PTEs + PMDs). Extra cache: page-cache growth over the '
-             'run minus that of the default mode. Columns are explained in '
+             'run minus that of the same kernel\'s distribution default '
+             '(hugetext off, THP madvise: default, stock-madvise). Columns '
+             'are explained in '
              '[Documentation/bench.md](../../Documentation/bench.md).')
     L.append('')
     hdr = ['program', 'mode', 'coverage %', 'full at (s)', 'ideal MB',
@@ -209,13 +232,15 @@ def report(out, res):
     L.append('| ' + ' | '.join(hdr) + ' |')
     L.append('|' + '---|' * len(hdr))
     for prog in PROGRAMS:
-        base = next((r for r in recs if r['program'] == prog
-                     and r['mode'] == 'default'), None)
         for m in modes:
             r = next((r for r in recs if r['program'] == prog
                       and r['mode'] == m), None)
             if r is None:
                 continue
+            bm = next((t for t in TABLE_MODES if t['name'] == m), None)
+            bm = bench_programs.baseline(TABLE_MODES, bm) if bm else None
+            base = next((x for x in recs if x['program'] == prog and bm
+                         and x['mode'] == bm['name']), None)
             extra = (mb(r['page_cache_growth'] - base['page_cache_growth'])
                      if base else None)
             L.append('| ' + ' | '.join([
@@ -235,11 +260,14 @@ def report(out, res):
     L.append('')
     L.append('![coverage over time](coverage.png)')
     L.append('')
-    L.append('## Bar: hugetext (THP madvise) vs upstream THP=always')
+    L.append('## Bar: hugetext (THP madvise) vs upstream THP=always, '
+             'a kernel each')
     L.append('')
     for v in res['verdicts']:
-        L.append('- %s: hugetext %.1f %% %s THP=always %.1f %%: %s%s'
-                 % (v['program'], v['hugetext'], v['required'],
+        L.append('- %s on %s: hugetext (%s) %.1f %% %s THP=always (%s) '
+                 '%.1f %%: %s%s'
+                 % (v['program'], v['kernel'], v['hugetext_mode'],
+                    v['hugetext'], v['required'], v['thp_always_mode'],
                     v['thp_always'], 'met' if v['ok'] else 'NOT met',
                     v['note']))
     L.append('')
@@ -264,14 +292,18 @@ def report(out, res):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--out', required=True)
-    ap.add_argument('--series', required=True)
-    ap.add_argument('--kernel-sha1', required=True)
+    ap.add_argument('--series', action='append', default=[],
+                    help='KERNEL=HASH')
+    ap.add_argument('--kernel-sha1', action='append', required=True,
+                    help='KERNEL=SHA1')
     ap.add_argument('--mode', action='append', required=True,
-                    help='NAME:BOOTARGS:THP:LOG')
+                    help='NAME:KERNEL:BOOTARGS:THP:LOG')
     a = ap.parse_args()
+    series = dict(x.split('=', 1) for x in a.series)
+    ksha = dict(x.split('=', 1) for x in a.kernel_sha1)
     records, modes, mode_args, errors = [], [], {}, []
     for spec in a.mode:
-        name, args, thp, log = spec.split(':', 3)
+        name, kernel, args, thp, log = spec.split(':', 4)
         modes.append(name)
         mode_args[name] = '%s htthp=%s' % (args, thp)
         try:
@@ -284,8 +316,9 @@ def main():
             r['mode_title'] = MODE_TITLE.get(name, '%s (%s)' % (name, args))
             r['boot_args'] = args
             r['thp_enabled'] = thp
-            r['series_version'] = a.series
-            r['bzimage_sha1'] = a.kernel_sha1
+            r['kernel_name'] = kernel
+            r['series_version'] = series.get(kernel)
+            r['bzimage_sha1'] = ksha.get(kernel)
             records.append(r)
     if not records:
         print('bench-report: no results: %s' % '; '.join(errors),
@@ -300,8 +333,8 @@ def main():
         r['kernel'] = r['env']['kernel']
         r['knobs'] = r['env']['knobs']
     res = {'generated': time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime()),
-           'measured': measured, 'series_version': a.series,
-           'bzimage_sha1': a.kernel_sha1, 'modes': modes,
+           'measured': measured, 'series_version': series,
+           'bzimage_sha1': ksha, 'modes': modes,
            'mode_args': mode_args, 'errors': errors,
            'verdicts': verdicts(records), 'records': records}
     with open(os.path.join(a.out, 'results.json'), 'w') as f:

@@ -8,21 +8,25 @@
 # .config (a symbol the tree does not define is reported, not checked).
 #
 #   build-kernel.sh [--name NAME] [--src DIR --build DIR [--targets "T..."]]
-#                   [FRAGMENT...]
+#                   [--stock] [FRAGMENT...]
 # NAME (default "main") selects KOUT/build-NAME and KOUT/bzImage[-NAME].
+# --stock builds the kernel without the series, KOUT/bzImage-stock, from a
+# git worktree of KOUT/src at hugetext-base (KOUT/stock-src), same
+# configuration (make bench's NAME-stock modes: upstream, measured).
 # --src/--build build another tree (scripts/bisect-build.sh) and copy no image;
 # --targets makes those targets (objects) instead of bzImage.
 # A build killed midway is redone where it left off (build_begin, base.sh).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/base.sh"
-name=main src="$KOUT/src" build= image= targets=bzImage
+name=main src="$KOUT/src" build= image= targets=bzImage stock=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--name) name=$2; shift 2 ;;
 	--src) src=$(cd "$2" && pwd); shift 2 ;;
 	--build) mkdir -p "$2"; build=$(cd "$2" && pwd); shift 2 ;;
 	--targets) targets=$2; shift 2 ;;
+	--stock) stock=1 name=stock src="$KOUT/stock-src"; shift ;;
 	--) shift; break ;;
 	-*) echo "build-kernel: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
@@ -34,6 +38,16 @@ if [ -z "$build" ]; then
 	[ "$name" = main ] || image="$KOUT/bzImage-$name"
 fi
 rig_begin build-kernel
+if [ -n "$stock" ]; then
+	# a worktree left by an older KOUT/src (fetch-source.sh made it anew)
+	# is stale: made again
+	if [ ! -e "$src/.git" ] || ! git -C "$src" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+		rm -rf "$src"
+		git -C "$KOUT/src" worktree prune
+		git -C "$KOUT/src" worktree add -q --detach "$src" hugetext-base
+	fi
+	git -C "$src" checkout -q --detach hugetext-base
+fi
 frags=("$top/scripts/qemu.config" "$KFRAG")
 for f in "$@"; do frags+=("$(cd "$(dirname "$f")" && pwd)/$(basename "$f")"); done
 build_begin "$build"

@@ -393,20 +393,60 @@ class ModesTableTest(unittest.TestCase):
             sh = f.read()
         self.assertIn('programs.py" modes', sh)
         self.assertNotIn('max_nr_hugetext=', sh)
-        # what it reads: one NAME:COMMAND LINE:THP line per mode
+        # what it reads: one NAME:KERNEL:COMMAND LINE:THP line per mode
         import subprocess
         out = subprocess.run(
             [sys.executable, os.path.join(TOP, 'tools', 'bench',
                                           'programs.py'), 'modes'],
             capture_output=True, text=True, check=True).stdout
-        self.assertEqual(out.splitlines(), ['%s:%s:%s' % (
-            m['name'], m['args'], m['thp']) for m in modes])
+        self.assertEqual(out.splitlines(), ['%s:%s:%s:%s' % (
+            m['name'], m['kernel'], m['args'], m['thp']) for m in modes])
+        # every kernel is one of scripts/kernels.list, or one -stock
+        with open(os.path.join(TOP, 'scripts', 'kernels.list')) as f:
+            known = {ln.split()[0] for ln in f
+                     if ln.strip() and not ln.lstrip().startswith('#')}
+        for m in modes:
+            self.assertIn(bi.bench_programs.kernel_family(m['kernel']),
+                          known, m['name'])
+        # each kernel family has its bar: hugetext against THP always
+        bars = [(h['name'], a['name'])
+                for h, a in bi.bench_programs.bars(modes)]
+        self.assertEqual(bars, [('hugetext', 'thp-always'),
+                                ('mainline', 'stock-always')])
+        self.assertEqual(bi.bench_programs.baseline(modes, modes[0])['name'],
+                         'default')
+        ml = next(m for m in modes if m['name'] == 'mainline')
+        self.assertEqual(bi.bench_programs.baseline(modes, ml)['name'],
+                         'stock-madvise')
 
     def test_malformed_line(self):
         assert_table_errors(self, bi.bench_programs.read_modes, (
-            ('a madvise hugetext=3 | A\na always hugetext=0 | again\n', 2),
-            ('a sometimes hugetext=3 | A\n', 1),
-            ('# c\na madvise hugetext=3\n', 2),
-            ('a madvise | A\n', 1),
-            ('a madvise hugetext=3 |\n', 1),
-            ('a:b madvise hugetext=3 | A\n', 1)))
+            ('a 6.12 madvise hugetext=3 | A\n'
+             'a 6.12 always hugetext=0 | again\n', 2),
+            ('a 6.12 sometimes hugetext=3 | A\n', 1),
+            ('# c\na 6.12 madvise hugetext=3\n', 2),
+            ('a 6.12 madvise | A\n', 1),
+            ('a 6.12 madvise hugetext=3 |\n', 1),
+            ('a:b 6.12 madvise hugetext=3 | A\n', 1),
+            ('a madvise hugetext=3 | A\n', 1),          # no kernel
+            ('a 7.3-mine madvise hugetext=3 | A\n', 1),
+            ('a -stock madvise hugetext=3 | A\n', 1)))
+
+    def test_report_verdicts(self):
+        # bench-report.py's bar, a kernel each: hugetext's mode against
+        # THP always on the same kernel, not across kernels
+        br = load('bench_report', os.path.join(TOP, 'scripts',
+                                               'bench-report.py'))
+
+        def rec(mode, cov):
+            return {'program': 'cc1', 'mode': mode, 'coverage_final': cov}
+        got = br.verdicts([rec('hugetext', 100.0), rec('thp-always', 87.5),
+                           rec('mainline', 100.0), rec('stock-always', 87.5),
+                           rec('default', 0.0)])
+        self.assertEqual([(v['kernel'], v['hugetext_mode'],
+                           v['thp_always_mode'], v['ok']) for v in got],
+                         [('6.12', 'hugetext', 'thp-always', True),
+                          ('7.3', 'mainline', 'stock-always', True)])
+        got = br.verdicts([rec('mainline', 50.0), rec('stock-always', 87.5)])
+        self.assertEqual([(v['kernel'], v['ok']) for v in got],
+                         [('7.3', False)])
