@@ -34,6 +34,8 @@ sys.dont_write_bytecode = True
 import programs as bench_programs  # noqa: E402
 PROGRAMS = [p['name'] for p in bench_programs.read()]
 PROGRAM_TITLE = {p['name']: p['title'] for p in bench_programs.read()}
+# programs whose code is anonymous (the JIT's, HotSpot's code cache)
+ANON_CODE = {p['name'] for p in bench_programs.read() if p['target'] is None}
 TABLE_MODES = bench_programs.read_modes()
 MODE_TITLE = {m['name']: m['title'] for m in TABLE_MODES}
 KERNEL_LINE = re.compile(r'^\[\s*\d+\.\d+\]')
@@ -154,7 +156,7 @@ def verdicts(records, modes=None):
             strict = prog == 'gdb'
             ok = h > a if strict else h >= a
             note = ''
-            if prog == 'jit' and not ok:
+            if prog in ANON_CODE and not ok:
                 note = (' (expected until the kernel maps anonymous '
                         'executable memory with huge pages under hugetext '
                         'bit 1)')
