@@ -23,10 +23,10 @@
  * The race, made wide: a 32 MB file, all of it in the page cache in 4 KB
  * pages except its last 2 MB region, collapsed (PROT_READ|PROT_EXEC
  * mapping, MADV_COLLAPSE).  Truncating 30 MB of small pages keeps the huge
- * folio -- and nr_thps -- for a while, so two threads that open the file
- * for write at once both see it; each writes a new version of its own page
- * near the end of the file and closes it.  Every round both pages must read
- * back their new versions; after fsync and drop_caches the disk must hold
+ * folio -- and nr_thps -- for a while, so eight threads that open the file
+ * for write at once see it; each writes a new version of its own page near
+ * the end of the file and closes it.  Every round all eight pages must
+ * read back their new versions; after fsync and drop_caches the disk must hold
  * them; and a write into the collapsed region after such an open must read
  * back alike through the mapping and the file.  Periodic writeback is
  * switched off (vm.dirty_writeback_centisecs 0) for the test and restored.
@@ -125,21 +125,10 @@ static long read_version(unsigned long k)
 /* the last region alone, PROT_READ|PROT_EXEC, PMD-aligned */
 static char *map_last_region(void)
 {
-	char *area = mmap(NULL, 2 * REGION, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	char *a, *p;
-	int fd = open(FILE_PATH, O_RDONLY);
+	char *p = map_range_aligned(FILE_PATH, FILE_SIZE - REGION, REGION);
 
-	if (area == MAP_FAILED || fd < 0)
-		ksft_exit_fail_msg("cannot map %s\n", FILE_PATH);
-	a = (char *)(((unsigned long)area + REGION - 1) & ~(REGION - 1));
-	p = mmap(a, REGION, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, fd,
-		 FILE_SIZE - REGION);
-	close(fd);
 	if (p == MAP_FAILED)
 		ksft_exit_fail_msg("cannot map %s\n", FILE_PATH);
-	if (a > area)
-		munmap(area, a - area);
-	munmap(a + REGION, area + 2 * REGION - (a + REGION));
 	return p;
 }
 

@@ -434,28 +434,36 @@ bool khugepaged_running(void)
 	return found;
 }
 
-void *map_text_aligned(const char *path, size_t *len)
+void *map_range_aligned(const char *path, off_t offset, size_t len)
 {
 	unsigned long pmd = pmd_size();
-	struct stat st;
 	char *area, *aligned, *p;
 	int fd = open(path, O_RDONLY);
 
-	if (fd < 0 || fstat(fd, &st))
+	if (fd < 0)
 		return MAP_FAILED;
-	*len = st.st_size & ~(getpagesize() - 1UL);
-	area = mmap(NULL, *len + pmd, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	area = mmap(NULL, len + pmd, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (area == MAP_FAILED) {
 		close(fd);
 		return MAP_FAILED;
 	}
 	aligned = (char *)(((unsigned long)area + pmd - 1) & ~(pmd - 1));
-	p = mmap(aligned, *len, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, fd, 0);
+	p = mmap(aligned, len, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, fd, offset);
 	close(fd);
 	if (aligned > area)
 		munmap(area, aligned - area);
-	munmap(aligned + *len, area + *len + pmd - (aligned + *len));
+	munmap(aligned + len, area + len + pmd - (aligned + len));
 	return p;
+}
+
+void *map_text_aligned(const char *path, size_t *len)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return MAP_FAILED;
+	*len = st.st_size & ~(getpagesize() - 1UL);
+	return map_range_aligned(path, 0, *len);
 }
 
 int copy_file(const char *from, const char *to)

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #define THP_DIR "/sys/kernel/mm/transparent_hugepage/"
 #define KHP_DIR THP_DIR "khugepaged/"
@@ -109,6 +110,8 @@ bool khugepaged_running(void);
 
 /* Map @path PROT_READ|PROT_EXEC, MAP_PRIVATE, at a PMD-aligned address. */
 void *map_text_aligned(const char *path, size_t *len);
+/* The same for @len bytes of @path from @offset. */
+void *map_range_aligned(const char *path, off_t offset, size_t len);
 
 int copy_file(const char *from, const char *to);
 
