@@ -605,13 +605,14 @@ def main():
     plugin = replay.build_plugin()
     doc = {'note': NOTE, 'models': models, 'programs': [],
            'generated': time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}
-    rc = 0
+    rc = tried = 0
     for prog in bench_programs.read():
         name, recs = prog['name'], byprog.get(prog['name'])
         if not recs or (want and name not in want):
             continue
         if not prog['target'] or not any(r.get('files') for r in recs.values()):
             continue        # a JIT: anonymous code, no file regions
+        tried += 1
         t0 = time.monotonic()
         print('bench-itlb: %s: replaying' % name, flush=True)
         try:
@@ -626,6 +627,11 @@ def main():
         doc['programs'].append(p)
         print('bench-itlb: %s: %.0f s' % (name, time.monotonic() - t0),
               flush=True)
+    if not doc['programs'] and not tried:
+        # e.g. HUGETEXT_BENCH_PROGRAMS=jit,javac: nothing is wrong
+        print('bench-itlb: no program run has file text to replay '
+              '(JIT code is anonymous)', file=sys.stderr)
+        return 0
     if not doc['programs']:
         print('bench-itlb: nothing replayed', file=sys.stderr)
         return 1
