@@ -627,7 +627,7 @@ def main():
         doc['programs'].append(p)
         print('bench-itlb: %s: %.0f s' % (name, time.monotonic() - t0),
               flush=True)
-    if not doc['programs'] and not tried:
+    if not tried:
         # e.g. HUGETEXT_BENCH_PROGRAMS=jit,javac: nothing is wrong
         print('bench-itlb: no program run has file text to replay '
               '(JIT code is anonymous)', file=sys.stderr)
