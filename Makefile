@@ -17,6 +17,7 @@ all: kernel
 
 help:
 	@echo "make demo      build, boot with hugetext=1, show cc1's text on 2 MB pages"
+	@echo "make demo ARCH=arm64   the same, cross-built, in qemu-system-aarch64 on arm64 Debian programs"
 	@echo "make check     every test; last line 'N passed, N failed'"
 	@echo "make bench     real programs under hugetext / THP always / THP madvise: out/bench/report.md"
 	@echo "make stress    debug kernel (KASAN, lockdep) + 10 min exec/toggle/write storm"
@@ -70,6 +71,27 @@ $(O)/bzImage-nohugetext: $(KCONFIG) $(O)/hugetext-n.config \
 		$(call stale,$(O)/bzImage-nohugetext) | $(SRC_STAMP) deps
 	@$(S)/build-kernel.sh --name nohugetext $(O)/hugetext-n.config
 
+# The other arches of scripts/arches.list (arm64): the main series' kernel
+# (out/arm64/Image), its CONFIG_HUGETEXT=n build, and a rootfs of that
+# arch's Debian programs and cross-compiled selftests (out/arm64/rootfs.img).
+# arch_rules NAME IMAGE FRAGMENT
+define arch_rules
+$(O)/$(1)/$(2): $(3) Kconfig.fragment $(S)/build-kernel.sh $$(call stale,$(O)/$(1)/$(2)) \
+		| $(SRC_STAMP) deps
+	@HUGETEXT_ARCH=$(1) $(S)/build-kernel.sh
+$(O)/$(1)/$(2)-nohugetext: $(3) Kconfig.fragment $(S)/build-kernel.sh $(O)/hugetext-n.config \
+		$$(call stale,$(O)/$(1)/$(2)-nohugetext) | $(SRC_STAMP) deps
+	@HUGETEXT_ARCH=$(1) $(S)/build-kernel.sh --name nohugetext $(O)/hugetext-n.config
+$(O)/$(1)/rootfs.img: $(SELFTESTS_IN) tools/knobs.list $(ROOTFS_IN) $(S)/userland.list \
+		$(S)/fetch-userland.sh | $(SRC_STAMP) deps
+	@HUGETEXT_ARCH=$(1) $(S)/mkrootfs.sh
+endef
+OTHER_ARCHES := $(shell . $(S)/base.sh && arch_lines | tail -n +2 | \
+	awk '{ n = split($$7, p, "/"); print $$1 ":" p[n] ":" $$10 }')
+arch_word = $(word $(2),$(subst :, ,$(1)))
+arch_rule = $(call arch_rules,$(call arch_word,$(1),1),$(call arch_word,$(1),2),$(call arch_word,$(1),3))
+$(foreach a,$(OTHER_ARCHES),$(eval $(call arch_rule,$(a))))
+
 # the selftests, static (mkrootfs.sh runs the same make, then a no-op); with
 # the mainline series' own selftest when its tree is there (mainline_kout)
 MAINLINE_OUT := $(shell . $(S)/base.sh && mainline_kout)
@@ -92,8 +114,18 @@ rootfs: $(O)/rootfs.img
 bisect: $(SRC_STAMP)
 	@$(S)/bisect-build.sh
 
-demo: $(O)/bzImage $(O)/rootfs.img
-	@$(S)/demo.sh
+# make demo ARCH=arm64: the same on another arch of scripts/arches.list
+# (ARCH=x86_64, x86 or none: the host's)
+DEMO_ARCH := $(filter-out x86_64 x86,$(ARCH))
+DEMO_LINE := $(if $(DEMO_ARCH),$(filter $(DEMO_ARCH):%,$(OTHER_ARCHES)))
+ifneq ($(DEMO_ARCH),)
+ifeq ($(DEMO_LINE),)
+$(error ARCH=$(DEMO_ARCH): not an arch of scripts/arches.list (x86_64 and: $(foreach a,$(OTHER_ARCHES),$(call arch_word,$(a),1))))
+endif
+endif
+demo: $(if $(DEMO_LINE),$(O)/$(DEMO_ARCH)/$(call arch_word,$(DEMO_LINE),2) $(O)/$(DEMO_ARCH)/rootfs.img,\
+		$(O)/bzImage $(O)/rootfs.img)
+	@HUGETEXT_ARCH=$(or $(DEMO_ARCH),$(HUGETEXT_ARCH)) $(S)/demo.sh
 
 # bench.sh builds the kernel only when out/bzImage is missing, and the
 # rootfs (make out/rootfs.img) when it is stale

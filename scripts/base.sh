@@ -34,6 +34,56 @@ kernel_select() {
 }
 kernel_select "${HUGETEXT_KERNEL:-}"
 
+# arch_lines, arch_names: scripts/arches.list (its one reader).
+# arch_select NAME (or HUGETEXT_ARCH=NAME; the first line by default) sets:
+#   ARCH_NAME KARCH DEBARCH QEMU IMAGE_PATH CONSOLE STATUS_DEV
+#   CROSS        the cross prefix, empty for none
+#   QEMU_MACHINE its -M, empty for QEMU's default
+#   AFRAG        the arch's boot fragment (absolute)
+#   AOUT         where this arch's output of the selected kernel goes: KOUT
+#                for the first arch, KOUT/NAME for the others
+#   ROOTOUT      where this arch's rootfs and selftests go: out/ or out/NAME
+#   IMAGE        the image's name (bzImage, Image): AOUT/IMAGE[-NAME]
+arch_lines() { sed -e '/^[[:space:]]*#/d' -e '/^[[:space:]]*$/d' "$top/scripts/arches.list"; }
+arch_names() { arch_lines | awk '{print $1}'; }
+arch_select() {
+	local want=$1 first= name karch cross deb qemu mach image cons stat frag
+	while read -r name karch cross deb qemu mach image cons stat frag; do
+		[ -n "$first" ] || first=$name
+		[ -n "$want" ] || want=$name
+		[ "$name" = "$want" ] || continue
+		ARCH_NAME=$name KARCH=$karch DEBARCH=$deb QEMU=$qemu IMAGE_PATH=$image
+		CONSOLE=$cons STATUS_DEV=$stat AFRAG=$top/$frag IMAGE=${image##*/}
+		CROSS=$cross QEMU_MACHINE=$mach
+		[ "$cross" != - ] || CROSS=
+		[ "$mach" != - ] || QEMU_MACHINE=
+		if [ "$name" = "$first" ]; then
+			AOUT=$KOUT ROOTOUT=$top/out
+		else
+			AOUT=$KOUT/$name ROOTOUT=$top/out/$name
+		fi
+		export HUGETEXT_ARCH=$name
+		return 0
+	done < <(arch_lines)
+	echo "${0##*/}: no arch '$want' in scripts/arches.list (have:" \
+	     "$(arch_names | tr '\n' ' '))" >&2
+	exit 2
+}
+arch_select "${HUGETEXT_ARCH:-}"
+# image_name: the selected arch's image name (bzImage, Image), in a
+# subshell: HUGETEXT_ARCH=arm64 image_name
+image_name() { arch_select "${HUGETEXT_ARCH:-}"; echo "$IMAGE"; }
+# image_arch PATH: the arch of a kernel image path under out/ (a directory
+# of it named after an arch: out/arm64/Image, out/7.3/arm64/Image), else the
+# first arch (out/bzImage)
+image_arch() {
+	local a
+	for a in $(arch_names); do
+		case "/$1/" in */"$a"/*) echo "$a"; return 0 ;; esac
+	done
+	arch_names | head -n1
+}
+
 # mainline_kout: the output directory (KOUT) of the kernel whose series
 # carries the mainline selftest (tools/testing/selftests/mm/hugetext.c,
 # built from its tree by selftests/Makefile and run on every kernel), or

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Configure and build the kernel in KOUT/src (out/src; HUGETEXT_KERNEL picks
-# the kernel of scripts/kernels.list) into KOUT/build-NAME (O=), copy the
-# image to KOUT/bzImage.  Config = tinyconfig + scripts/qemu.config + the
+# the kernel of scripts/kernels.list) for the arch HUGETEXT_ARCH picks
+# (scripts/arches.list; cross-compiled when it names a prefix) into
+# AOUT/build-NAME (O=), copy the image to AOUT/IMAGE (out/bzImage,
+# out/arm64/Image; base.sh's arch_select).  Config = tinyconfig + the arch's
+# boot fragment (scripts/qemu.config, scripts/qemu-arm64.config) + the
 # kernel's fragment (Kconfig.fragment, patches/7.3/Kconfig.fragment) (+ extra
 # fragments given as arguments), merged by the kernel's merge_config.sh,
 # then verified: every symbol a fragment asks for must be in the final
@@ -9,17 +12,17 @@
 #
 #   build-kernel.sh [--name NAME] [--src DIR --build DIR [--targets "T..."]]
 #                   [--stock] [FRAGMENT...]
-# NAME (default "main") selects KOUT/build-NAME and KOUT/bzImage[-NAME].
-# --stock builds the kernel without the series, KOUT/bzImage-stock, from a
+# NAME (default "main") selects AOUT/build-NAME and AOUT/IMAGE[-NAME].
+# --stock builds the kernel without the series, AOUT/IMAGE-stock, from a
 # git worktree of KOUT/src at hugetext-base (KOUT/stock-src), same
 # configuration (make bench's NAME-stock modes: upstream, measured).
 # --src/--build build another tree (scripts/bisect-build.sh) and copy no image;
-# --targets makes those targets (objects) instead of bzImage.
+# --targets makes those targets (objects) instead of the image.
 # A build killed midway is redone where it left off (build_begin, base.sh).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/base.sh"
-name=main src="$KOUT/src" build= image= targets=bzImage stock=
+name=main src="$KOUT/src" build= image= targets=$IMAGE stock=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--name) name=$2; shift 2 ;;
@@ -33,9 +36,9 @@ while [ $# -gt 0 ]; do
 	esac
 done
 if [ -z "$build" ]; then
-	build="$KOUT/build-$name"
-	image="$KOUT/bzImage"
-	[ "$name" = main ] || image="$KOUT/bzImage-$name"
+	build="$AOUT/build-$name"
+	image="$AOUT/$IMAGE"
+	[ "$name" = main ] || image="$AOUT/$IMAGE-$name"
 fi
 rig_begin build-kernel
 if [ -n "$stock" ]; then
@@ -48,20 +51,21 @@ if [ -n "$stock" ]; then
 	fi
 	git -C "$src" checkout -q --detach hugetext-base
 fi
-frags=("$top/scripts/qemu.config" "$KFRAG")
+frags=("$AFRAG" "$KFRAG")
 for f in "$@"; do frags+=("$(cd "$(dirname "$f")" && pwd)/$(basename "$f")"); done
 build_begin "$build"
 jobs=$(( $(nproc) + 1 ))
-cc=gcc
-command -v ccache >/dev/null && cc="ccache gcc"
+cc=${CROSS}gcc
+command -v ccache >/dev/null && cc="ccache $cc"
 # outside out/ so that "make clean" and fresh clones on this machine reuse it
 export CCACHE_DIR="${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/hugetext-ccache}"
 # hash paths relative to the checkout, so that clones at other paths hit
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$top}"
 
-make -s -C "$src" O="$build" ARCH=x86_64 tinyconfig >/dev/null
+kmake=(make -s -C "$src" O="$build" ARCH="$KARCH" ${CROSS:+CROSS_COMPILE=$CROSS})
+"${kmake[@]}" tinyconfig >/dev/null
 "$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" "${frags[@]}" >"$build/merge.log"
-make -s -C "$src" O="$build" ARCH=x86_64 olddefconfig >/dev/null
+"${kmake[@]}" olddefconfig >/dev/null
 
 # merge_config.sh only warns: fail on any requested symbol that did not stick.
 # The last fragment that names a symbol wins, as in merge_config.sh.
@@ -92,9 +96,9 @@ for sym in "${!want[@]}"; do
 done
 [ $bad -eq 0 ] || { echo "build-kernel: config verification failed" >&2; exit 1; }
 
-echo "build-kernel: building $name ($(grep -c '=y' "$build/.config") symbols =y, -j$jobs)${targets:+: $targets}"
+echo "build-kernel: building $name for $ARCH_NAME ($(grep -c '=y' "$build/.config") symbols =y, -j$jobs)${targets:+: $targets}"
 # shellcheck disable=SC2086 # targets: a list
-if ! rig_run make -s -C "$src" O="$build" ARCH=x86_64 CC="$cc" -j"$jobs" $targets >"$build/build.log" 2>&1; then
+if ! rig_run "${kmake[@]}" CC="$cc" -j"$jobs" $targets >"$build/build.log" 2>&1; then
 	build_end "$build"
 	grep -E -B2 -A8 'error|Error' "$build/build.log" | head -n 60 >&2
 	echo "build-kernel: build failed, see $build/build.log" >&2
@@ -104,7 +108,7 @@ if grep -E 'warning:' "$build/build.log" | grep -v -e 'objtool' >"$build/warning
 	echo "build-kernel: compiler warnings:" >&2; cat "$build/warnings.log" >&2
 fi
 # the uapi headers the tree's own selftests build with (usr/include)
-if [ "$name" = main ] && ! rig_run make -s -C "$src" O="$build" ARCH=x86_64 headers \
+if [ "$name" = main ] && ! rig_run "${kmake[@]}" headers \
 		>"$build/headers.log" 2>&1; then
 	build_end "$build"
 	tail -n 20 "$build/headers.log" >&2
@@ -114,11 +118,11 @@ fi
 build_end "$build"
 if [ -n "$image" ]; then
 	src_state "$src" >"$image.src-state.tmp"
-	cp "$build/arch/x86/boot/bzImage" "$image.tmp" && mv "$image.tmp" "$image"
+	cp "$build/$IMAGE_PATH" "$image.tmp" && mv "$image.tmp" "$image"
 	mv "$image.src-state.tmp" "$image.src-state"
 fi
-if [ "$targets" = bzImage ]; then
-	echo "build-kernel: ${image:-$build/arch/x86/boot/bzImage} ($(git -C "$src" describe --always --tags 2>/dev/null))"
+if [ "$targets" = "$IMAGE" ]; then
+	echo "build-kernel: ${image:-$build/$IMAGE_PATH} ($(git -C "$src" describe --always --tags 2>/dev/null))"
 else
 	echo "build-kernel: built $targets ($(git -C "$src" describe --always --tags 2>/dev/null))"
 fi

@@ -128,6 +128,15 @@ if step kernel-builds-bisectable-and-hugetext-n "$top/scripts/bisect-build.sh"; 
 	step rig-interrupt-guest "$top/scripts/test-interrupt.sh" guest
 	# out/rootfs.img from the Makefile's graph: rebuilt when stale
 	step rootfs make -s -C "$top" out/rootfs.img && {
+		# the other arches of scripts/arches.list: the main series'
+		# kernel cross-built (every patch is the same C code on every
+		# arch: the prefixes and CONFIG_HUGETEXT=n are built above, for
+		# x86-64) and a rootfs of that arch's Debian programs; their
+		# boots in scripts/boots.list fail without them
+		for a in $(arch_names | tail -n +2); do
+			step "kernel-$a" make -s -C "$top" "out/$a/$(HUGETEXT_ARCH=$a image_name)"
+			step "rootfs-$a" make -s -C "$top" "out/$a/rootfs.img"
+		done
 		boots
 		# hugetext=0 against CONFIG_HUGETEXT=n (two boots of the table)
 		step thp-selftests-same-with-hugetext-off python3 "$top/scripts/thp-compare.py" \

@@ -5,7 +5,8 @@ set -euo pipefail
 pkgs=(build-essential gcc make bc flex bison libelf-dev libssl-dev cpio
       e2fsprogs busybox-static qemu-system-x86 python3 git xz-utils kmod
       dwarves rsync ccache gdb llvm-14 gnuplot-nox qemu-user
-      postgresql-15 openjdk-17-jdk-headless nodejs)
+      postgresql-15 openjdk-17-jdk-headless nodejs
+      gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

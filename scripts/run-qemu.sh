@@ -4,7 +4,10 @@
 #   run-qemu.sh --log FILE [--results FILE] [--timeout SEC] [--cpus N]
 #               [--kernel IMG] [--rootfs IMG] [--] CMDLINE-ARGS...
 #
-# --log FILE: the console (ttyS0): the kernel's messages and /init's lines.
+# The arch (scripts/arches.list: its emulator, machine, console and status
+# devices) is the image's: out/arm64/Image boots in qemu-system-aarch64 on
+# out/arm64/rootfs.img (base.sh's image_arch; --rootfs overrides).
+# --log FILE: the console (ttyS0, ttyAMA0): the kernel's messages and /init's lines.
 # --results FILE (default: the --log FILE with .out for .log): what the
 # guest's run printed (TAP, the demo's report, the bench's records), on a
 # channel of its own, not the console: a 9p share (mount tag htresults) of
@@ -14,7 +17,8 @@
 # --cpus N (default 2) vCPUs; the guest's init fails the run unless exactly
 # N CPUs are online (htcpus=N on the kernel command line).
 # Multi-threaded TCG by default (one host thread per vCPU); HUGETEXT_KVM=1 opts in to KVM.
-# The guest's exit status comes back on the second serial port as
+# The guest's exit status comes back on a channel of its own (the second
+# serial port, ttyS1; on arm64 a virtio console, hvc0: arches.list) as
 # "HUGETEXT-EXIT <nonce> <status>" with a nonce made here, never guessed from
 # console text.  The console log is then scanned for kernel badness.  A
 # timeout, a missing status, or any badness fails with the results' and
@@ -26,7 +30,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/base.sh"
 rig_signals run-qemu
-log= results= timeout=600 cpus=2 kernel="$top/out/bzImage" rootfs="$top/out/rootfs.img"
+log= results= timeout=600 cpus=2 kernel="$top/out/bzImage" rootfs=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--log) log=$2; shift 2 ;;
@@ -40,6 +44,10 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ -n "$log" ] || { echo "run-qemu: --log FILE is required" >&2; exit 2; }
+arch_select "$(image_arch "$kernel")"
+[ -n "$rootfs" ] || rootfs=$ROOTOUT/rootfs.img
+[ -f "$kernel" ] || { echo "run-qemu: no kernel image $kernel" >&2; exit 2; }
+[ -f "$rootfs" ] || { echo "run-qemu: no root filesystem $rootfs" >&2; exit 2; }
 case "$cpus" in [1-9]|[1-9][0-9]) ;; *) echo "run-qemu: --cpus wants 1..99, not '$cpus'" >&2; exit 2 ;; esac
 [ -n "$results" ] || results=${log%.log}.out
 [ "$results" != "$log" ] || results=$log.out
@@ -71,19 +79,34 @@ nonce=$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 # (each about 2.5 times slower).
 tcg_thread=multi
 case " $* " in *" httcg=single "*) tcg_thread=single ;; esac
-accel=(-accel tcg,thread=$tcg_thread,tb-size=64 -cpu max)
+# -cpu max on arm64: pauth-impdef, QEMU's own pointer-authentication
+# hash, not the architected QARMA5 that costs TCG dearly in every
+# function's prologue and epilogue
+cpu=max
+[ "$KARCH" != arm64 ] || cpu=max,pauth-impdef=on
+accel=(-accel tcg,thread=$tcg_thread,tb-size=64 -cpu "$cpu")
 [ "${HUGETEXT_KVM:-0}" = 1 ] && accel=(-accel kvm -cpu host)
+machine=()
+[ -z "$QEMU_MACHINE" ] || machine=(-M "$QEMU_MACHINE")
+case "$STATUS_DEV" in
+ttyS1) status=(-serial file:"$statusf") ;;
+hvc0)  status=(-chardev file,id=htstatus,path="${statusf//,/,,}" -device virtio-serial-pci
+	       -device virtconsole,chardev=htstatus) ;;
+*) echo "run-qemu: scripts/arches.list: no way to give a guest a status channel $STATUS_DEV" >&2; exit 2 ;;
+esac
 
-cmdline="console=ttyS0 root=/dev/vda rw rootfstype=ext4 init=/init panic=-1"
-cmdline+=" oops=panic softlockup_panic=1 hung_task_panic=1 loglevel=7 htnonce=$nonce htcpus=$cpus $*"
+cmdline="console=$CONSOLE root=/dev/vda rw rootfstype=ext4 init=/init panic=-1"
+cmdline+=" oops=panic softlockup_panic=1 hung_task_panic=1 loglevel=7 htnonce=$nonce htcpus=$cpus"
+cmdline+=" htstatus=$STATUS_DEV $*"
 
-rig_run timeout --foreground --kill-after=10 "$timeout" qemu-system-x86_64 "${accel[@]}" -smp "$cpus" -m 3G \
-	-kernel "$kernel" -append "$cmdline" \
-	-drive file="$rootfs",format=raw,if=virtio,cache=unsafe \
+rig_run timeout --foreground --kill-after=10 "$timeout" "$QEMU" "${machine[@]}" "${accel[@]}" \
+	-smp "$cpus" -m 3G -kernel "$kernel" -append "$cmdline" \
+	-drive file="$rootfs",format=raw,if=none,id=htroot,cache=unsafe \
+	-device virtio-blk-pci,drive=htroot \
 	-fsdev local,id=htresults,path="${share//,/,,}",security_model=none \
 	-device virtio-9p-pci,fsdev=htresults,mount_tag=htresults \
 	-display none -monitor none -no-reboot \
-	-serial file:"$log" -serial file:"$statusf" </dev/null
+	-serial file:"$log" "${status[@]}" </dev/null
 qrc=$?
 collect
 

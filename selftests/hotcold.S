@@ -10,6 +10,7 @@
  * program's loop and this chain's entry sit in the text's first, partial
  * 2 MB region, which can never be PMD-mapped; libc follows the chain.
  */
+#if defined(__x86_64__)
 	.section .text.unlikely.hotcold,"ax",@progbits
 	.globl ht_run
 	.type ht_run,@function
@@ -29,6 +30,28 @@ ht_blob_start:
 	.p2align 12
 2:
 	.endr
+#elif defined(__aarch64__)
+/* the same chain on arm64: the count in w1, the entry in x0 */
+	.section .text.unlikely.hotcold,"ax",%progbits
+	.globl ht_run
+	.type ht_run,%function
+ht_run:
+	br x0
+	.size ht_run,.-ht_run
+
+	.p2align 12
+	.globl ht_blob_start
+ht_blob_start:
+	.rept HT_PAGES
+	subs w1, w1, #1
+	b.ne 2f
+	ret
+	.p2align 12
+2:
+	.endr
+#else
+#error "hotcold.S: x86-64 or arm64"
+#endif
 	.globl ht_blob_end
 ht_blob_end:
-	.section .note.GNU-stack,"",@progbits
+	.section .note.GNU-stack,"",%progbits

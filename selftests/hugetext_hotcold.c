@@ -58,11 +58,19 @@ HT_CODE static void on_usr1(int sig)
 HT_CODE static void ht_sleep(long ns)
 {
 	struct timespec ts = { 0, ns };
+#if defined(__x86_64__)
 	long ret;
 
 	asm volatile("syscall" : "=a"(ret)
 		     : "a"((long)SYS_nanosleep), "D"(&ts), "S"(0L)
 		     : "rcx", "r11", "memory");
+#else
+	register long x8 asm("x8") = SYS_nanosleep;
+	register long x0 asm("x0") = (long)&ts;
+	register long x1 asm("x1") = 0;
+
+	asm volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1) : "memory");
+#endif
 }
 
 HT_CODE static void __attribute__((noreturn)) ht_loop(void)

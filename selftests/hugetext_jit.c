@@ -87,19 +87,15 @@ static uint32_t fn_value(unsigned long i)
 	return (uint32_t)(i * 2654435761u) ^ 0x5a5a5a5a;
 }
 
-/* mov $value, %eax; ret; int3 padding */
+/* a function returning fn_value(i) every FN_SIZE bytes; traps between */
 static void emit(uint8_t *code)
 {
 	unsigned long i;
-	uint32_t v;
 
-	memset(code, 0xcc, JIT_SIZE);
-	for (i = 0; i < NR_FNS; i++) {
-		v = fn_value(i);
-		code[i * FN_SIZE] = 0xb8;
-		memcpy(code + i * FN_SIZE + 1, &v, 4);
-		code[i * FN_SIZE + 5] = 0xc3;
-	}
+	memset(code, HT_TRAP_BYTE, JIT_SIZE);
+	for (i = 0; i < NR_FNS; i++)
+		ht_emit_ret_imm(code + i * FN_SIZE, fn_value(i));
+	ht_code_written(code, JIT_SIZE);
 }
 
 static unsigned long call_all(uint8_t *code)

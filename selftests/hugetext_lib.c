@@ -5,7 +5,9 @@
  * overlayfs over ext4 (a filesystem without a get_unmapped_area hook of its
  * own); with hugetext=0 on overlayfs it gets no huge page.  A data file
  * (not ELF) on overlayfs is placed as without hugetext: no 2M alignment, no
- * address space spent on it.
+ * address space spent on it.  ld.so's anonymous reservation for a library
+ * aligned beyond the page size (arm64's, p_align 64K) is placed on a 2M
+ * boundary; thread stacks, MAP_NORESERVE and readable mappings are not.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -99,6 +101,63 @@ static void test_data_file(void)
 			 aligned, n, vmstat_read("hugetext_align_mmap") - m0);
 }
 
+/*
+ * ld.so's reservation for a library aligned beyond the page size (every
+ * arm64 library: p_align 64K): an anonymous PROT_NONE mapping of its span
+ * plus p_align, into which the file is mapped MAP_FIXED.  Map 16 such
+ * reservations of 8M+64K in a row: placed on a 2M boundary for hugetext,
+ * all 16 are aligned; placed as before, successive ones sit 8M+64K apart
+ * and at most one or two can be aligned by chance.
+ */
+static int reservations_aligned(int prot, int flags, long *counted)
+{
+	const size_t len = (8UL << 20) + (64UL << 10);
+	long m0 = vmstat_read("hugetext_align_mmap");
+	void *maps[16];
+	int i, aligned = 0;
+
+	for (i = 0; i < 16; i++) {
+		maps[i] = mmap(NULL, len, prot, MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
+		if (maps[i] == MAP_FAILED)
+			return -1;
+		aligned += !((unsigned long)maps[i] & ((2UL << 20) - 1));
+	}
+	*counted = vmstat_read("hugetext_align_mmap") - m0;
+	for (i = 0; i < 16; i++)
+		munmap(maps[i], len);
+	return aligned;
+}
+
+static void test_reservation(void)
+{
+	static const struct {
+		const char *mode, *what;
+		int prot, flags, want_all;
+	} cases[] = {
+		{ "1", "PROT_NONE reservation", PROT_NONE, 0, 1 },
+		{ "0", "hugetext=0: PROT_NONE reservation", PROT_NONE, 0, 0 },
+		{ "1", "thread stack (MAP_STACK)", PROT_NONE, MAP_STACK, 0 },
+		{ "1", "MAP_NORESERVE reservation", PROT_NONE, MAP_NORESERVE, 0 },
+		{ "1", "readable anonymous mapping", PROT_READ, 0, 0 },
+	};
+	unsigned int i;
+	long counted = 0;
+	int n;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		knob_write("hugetext_enabled", cases[i].mode);
+		n = reservations_aligned(cases[i].prot, cases[i].flags, &counted);
+		if (cases[i].want_all)
+			ksft_test_result(n == 16 && counted == 16,
+					 "anonymous 8M+64K, %s: placed on a 2M boundary for ld.so (%d of 16 aligned, hugetext_align_mmap +%ld)\n",
+					 cases[i].what, n, counted);
+		else
+			ksft_test_result(n >= 0 && n <= 2 && counted == 0,
+					 "anonymous 8M+64K, %s: placed as without hugetext (%d of 16 aligned, hugetext_align_mmap +%ld)\n",
+					 cases[i].what, n, counted);
+	}
+}
+
 static int setup_overlay(const char *src)
 {
 	char path[700];
@@ -124,12 +183,13 @@ int main(void)
 
 	ksft_begin_needing("hugetext_enabled", "CONFIG_HUGETEXT");
 	snprintf(dir, sizeof(dir), "%s", self_dir());
-	ksft_set_plan(6);
+	ksft_set_plan(11);
 	knobs_save();
 	knob_write("enabled", "madvise");
 	khugepaged_defaults();
 
 	test_lib("ext4", dir);
+	test_reservation();
 	if (setup_overlay(dir)) {
 		ksft_print_msg("overlayfs: %s\n", strerror(errno));
 		ksft_test_result_fail("overlayfs: cannot mount overlay over ext4\n");

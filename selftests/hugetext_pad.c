@@ -36,30 +36,6 @@
 
 static char dir[512];
 
-/* the page range of @path's executable PT_LOAD; 0 if none */
-static int elf_text_range(const char *path, unsigned long *start, unsigned long *end)
-{
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
-	int fd = open(path, O_RDONLY), i;
-
-	*start = *end = 0;
-	if (fd < 0 || pread(fd, &eh, sizeof(eh), 0) != sizeof(eh))
-		goto out;
-	for (i = 0; i < eh.e_phnum; i++) {
-		if (pread(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) != sizeof(ph))
-			break;
-		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
-			*start = ph.p_vaddr & ~4095UL;
-			*end = (ph.p_vaddr + ph.p_filesz + 4095) & ~4095UL;
-		}
-	}
-out:
-	if (fd >= 0)
-		close(fd);
-	return *end ? 0 : -1;
-}
-
 /* thresholds relative to the helper's own text */
 #define THR_TAIL	-1	/* the tail's length */
 #define THR_TAIL_1	-2	/* the tail + 1 */
@@ -103,7 +79,7 @@ static int run_case(const struct pcase *c)
 	char *p;
 
 	snprintf(path, sizeof(path), "%s/hugetext_pad%s", dir, c->layout);
-	elf_text_range(path, &tstart, &tend);
+	elf_text_range(path, &tstart, &tend, NULL);
 	tail = tend % pmd_size();
 	hpart = pmd_size() - tstart % pmd_size();	/* = PMD size: starts on a boundary */
 	if (!tend || tail < (1UL << 20)) {

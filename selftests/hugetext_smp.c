@@ -85,10 +85,9 @@ static void encode(unsigned char *page, unsigned long k, uint32_t ver)
 {
 	uint32_t v = value(k, ver);
 
-	memset(page, 0xcc, PAGE);	/* int3 */
-	page[0] = 0xb8;			/* mov $imm32, %eax */
-	memcpy(page + 1, &v, 4);
-	page[5] = 0xc3;			/* ret */
+	memset(page, HT_TRAP_BYTE, PAGE);
+	ht_emit_ret_imm(page, v);
+	ht_code_written(page, PAGE);
 }
 
 static int pin(int cpu)

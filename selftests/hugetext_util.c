@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -656,4 +658,54 @@ out:
 		close(fd);
 	free(buf);
 	return bad;
+}
+
+size_t ht_emit_ret_imm(unsigned char *p, unsigned int v)
+{
+#if defined(__x86_64__)
+	p[0] = 0xb8;			/* mov $imm32, %eax */
+	memcpy(p + 1, &v, 4);
+	p[5] = 0xc3;			/* ret */
+	return 6;
+#else
+	uint32_t insn[3] = {
+		0x52800000u | ((v & 0xffffu) << 5),	/* movz w0, #lo */
+		0x72a00000u | ((v >> 16) << 5),		/* movk w0, #hi, lsl #16 */
+		0xd65f03c0u,				/* ret */
+	};
+
+	memcpy(p, insn, sizeof(insn));
+	return sizeof(insn);
+#endif
+}
+
+void ht_code_written(void *p, size_t len)
+{
+	__builtin___clear_cache((char *)p, (char *)p + len);
+}
+
+int elf_text_range(const char *path, unsigned long *start, unsigned long *end,
+		   unsigned long *offset)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	int fd = open(path, O_RDONLY), i;
+
+	*start = *end = 0;
+	if (fd < 0 || pread(fd, &eh, sizeof(eh), 0) != sizeof(eh))
+		goto out;
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (pread(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) != sizeof(ph))
+			break;
+		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+			*start = ph.p_vaddr & ~4095UL;
+			*end = (ph.p_vaddr + ph.p_filesz + 4095) & ~4095UL;
+			if (offset)
+				*offset = ph.p_offset & ~4095UL;
+		}
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	return *end ? 0 : -1;
 }

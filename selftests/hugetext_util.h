@@ -14,6 +14,28 @@
 #include <sys/types.h>
 
 #define THP_DIR "/sys/kernel/mm/transparent_hugepage/"
+
+/*
+ * Machine code the tests write and run (JIT-like memory), per arch.
+ * ht_emit_ret_imm(p, v) writes at p a function of no arguments that
+ * returns v -- x86-64: mov $v, %eax; ret (6 bytes); arm64: movz w0, #lo;
+ * movk w0, #hi, lsl #16; ret (12 bytes) -- and returns its size (at most
+ * HT_RET_IMM_MAX).  HT_TRAP_BYTE fills the rest: int3 on x86-64, udf #0
+ * (0x00000000) on arm64.  ht_code_written(p, len): after writing code,
+ * before running it -- arm64 cleans the data cache and invalidates the
+ * instruction cache to the point of unification (the compiler's
+ * __builtin___clear_cache), x86-64 keeps its caches coherent.
+ */
+#define HT_RET_IMM_MAX 12
+#if defined(__x86_64__)
+#define HT_TRAP_BYTE 0xcc
+#elif defined(__aarch64__)
+#define HT_TRAP_BYTE 0x00
+#else
+#error "hugetext selftests: no machine code for this arch (x86-64, arm64)"
+#endif
+size_t ht_emit_ret_imm(unsigned char *p, unsigned int v);
+void ht_code_written(void *p, size_t len);
 #define KHP_DIR THP_DIR "khugepaged/"
 
 /* Knobs are named relative to THP_DIR, e.g. "hugetext_enabled". */
@@ -100,6 +122,11 @@ const char *self_dir(void);
  * with PMD-aligned file offsets (0 if the mapping is not congruent). */
 unsigned long ideal_huge_bytes(unsigned long start, unsigned long end,
 			       unsigned long offset);
+
+/* the page range of @path's executable PT_LOAD (link-time addresses) and
+ * its file offset (@offset may be NULL); -1 if none */
+int elf_text_range(const char *path, unsigned long *start, unsigned long *end,
+		   unsigned long *offset);
 
 /* khugepaged/full_scans; wait until it advanced by @n or @timeout_ms passed.
  * @poll is called every 50 ms (may be NULL); if it returns true the wait

@@ -46,12 +46,20 @@ text_end() {	# end of the R E PT_LOAD
 	done
 }
 M2=$((2 << 20))
-ldflags=()
-[ "$variant" = eof ] && ldflags=(-Wl,-Trodata-segment=0x40000000 -s)
+# the layouts are x86-64 ld's defaults (-z separate-code, 4 KB pages);
+# arm64's ld links for 64 KB pages with headers, text and rodata in one
+# segment (as Debian's arm64 programs are: hugetext_real.sh's cc1), so
+# ask it for x86-64's
+base=()
+case "$("$cc" -dumpmachine)" in
+aarch64-*) base=(-Wl,-z,separate-code,-z,max-page-size=0x1000) ;;
+esac
+ldflags=("${base[@]}")
+[ "$variant" = eof ] && ldflags+=(-Wl,-Trodata-segment=0x40000000 -s)
 [ "$variant" = gap ] && ldflags=(-Wl,-z,separate-code,-z,max-page-size=0x200000)
 link 0 "$@"
 e0=$(text_end)
 target=$(( (e0 + M2 - 1) / M2 * M2 + M2 + 0x180000 ))
-[ "$variant" = near ] && ldflags=(-Wl,-Trodata-segment=$(printf '%#x' $(( (target + 0xffff) / 0x10000 * 0x10000 + 0x10000 ))))
+[ "$variant" = near ] && ldflags=("${base[@]}" -Wl,-Trodata-segment=$(printf '%#x' $(( (target + 0xffff) / 0x10000 * 0x10000 + 0x10000 ))))
 link $((target - e0)) "$@"
 printf '%s: %s layout, text ends at %#x\n' "$name" "$variant" "$(text_end)"
