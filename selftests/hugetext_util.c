@@ -679,6 +679,21 @@ size_t ht_emit_ret_imm(unsigned char *p, unsigned int v)
 #endif
 }
 
+unsigned int ht_ret_imm_of(const unsigned char *p)
+{
+	uint32_t v;
+#if defined(__x86_64__)
+	memcpy(&v, p + 1, 4);
+	return v;
+#else
+	uint32_t insn[2];
+
+	memcpy(insn, p, sizeof(insn));
+	v = ((insn[0] >> 5) & 0xffff) | (((insn[1] >> 5) & 0xffff) << 16);
+	return v;
+#endif
+}
+
 void ht_code_written(void *p, size_t len)
 {
 	__builtin___clear_cache((char *)p, (char *)p + len);

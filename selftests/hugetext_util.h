@@ -35,6 +35,8 @@
 #error "hugetext selftests: no machine code for this arch (x86-64, arm64)"
 #endif
 size_t ht_emit_ret_imm(unsigned char *p, unsigned int v);
+/* the value the code at p (as ht_emit_ret_imm() wrote it) returns, read as data */
+unsigned int ht_ret_imm_of(const unsigned char *p);
 void ht_code_written(void *p, size_t len);
 #define KHP_DIR THP_DIR "khugepaged/"
 
