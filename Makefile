@@ -86,8 +86,7 @@ $(O)/$(1)/rootfs.img: $(SELFTESTS_IN) tools/knobs.list $(ROOTFS_IN) $(S)/userlan
 		$(S)/fetch-userland.sh | $(SRC_STAMP) deps
 	@HUGETEXT_ARCH=$(1) $(S)/mkrootfs.sh
 endef
-OTHER_ARCHES := $(shell . $(S)/base.sh && arch_lines | tail -n +2 | \
-	awk '{ n = split($$7, p, "/"); print $$1 ":" p[n] ":" $$10 }')
+OTHER_ARCHES := $(shell . $(S)/base.sh && arch_others | tr ' ' :)
 arch_word = $(word $(2),$(subst :, ,$(1)))
 arch_rule = $(call arch_rules,$(call arch_word,$(1),1),$(call arch_word,$(1),2),$(call arch_word,$(1),3))
 $(foreach a,$(OTHER_ARCHES),$(eval $(call arch_rule,$(a))))

@@ -36,7 +36,7 @@ kernel_select "${HUGETEXT_KERNEL:-}"
 
 # arch_lines, arch_names: scripts/arches.list (its one reader).
 # arch_select NAME (or HUGETEXT_ARCH=NAME; the first line by default) sets:
-#   ARCH_NAME KARCH DEBARCH QEMU IMAGE_PATH CONSOLE STATUS_DEV
+#   ARCH_NAME KARCH DEBARCH QEMU QEMU_CPU IMAGE_PATH CONSOLE STATUS_DEV
 #   CROSS        the cross prefix, empty for none
 #   QEMU_MACHINE its -M, empty for QEMU's default
 #   AFRAG        the arch's boot fragment (absolute)
@@ -47,12 +47,12 @@ kernel_select "${HUGETEXT_KERNEL:-}"
 arch_lines() { sed -e '/^[[:space:]]*#/d' -e '/^[[:space:]]*$/d' "$top/scripts/arches.list"; }
 arch_names() { arch_lines | awk '{print $1}'; }
 arch_select() {
-	local want=$1 first= name karch cross deb qemu mach image cons stat frag
-	while read -r name karch cross deb qemu mach image cons stat frag; do
+	local want=$1 first= name karch cross deb qemu mach cpu image cons stat frag
+	while read -r name karch cross deb qemu mach cpu image cons stat frag; do
 		[ -n "$first" ] || first=$name
 		[ -n "$want" ] || want=$name
 		[ "$name" = "$want" ] || continue
-		ARCH_NAME=$name KARCH=$karch DEBARCH=$deb QEMU=$qemu IMAGE_PATH=$image
+		ARCH_NAME=$name KARCH=$karch DEBARCH=$deb QEMU=$qemu QEMU_CPU=$cpu IMAGE_PATH=$image
 		CONSOLE=$cons STATUS_DEV=$stat AFRAG=$top/$frag IMAGE=${image##*/}
 		CROSS=$cross QEMU_MACHINE=$mach
 		[ "$cross" != - ] || CROSS=
@@ -70,9 +70,14 @@ arch_select() {
 	exit 2
 }
 arch_select "${HUGETEXT_ARCH:-}"
-# image_name: the selected arch's image name (bzImage, Image), in a
-# subshell: HUGETEXT_ARCH=arm64 image_name
-image_name() { arch_select "${HUGETEXT_ARCH:-}"; echo "$IMAGE"; }
+# arch_others: "NAME IMAGE FRAGMENT" for each arch after the first, whose
+# output is out/NAME/ (the Makefile's rules for them, check.sh's steps)
+arch_others() {
+	local a
+	for a in $(arch_names | tail -n +2); do
+		(arch_select "$a" && echo "$ARCH_NAME $IMAGE ${AFRAG#"$top"/}")
+	done
+}
 # image_arch PATH: the arch of a kernel image path under out/ (a directory
 # of it named after an arch: out/arm64/Image, out/7.3/arm64/Image), else the
 # first arch (out/bzImage)

@@ -133,10 +133,10 @@ if step kernel-builds-bisectable-and-hugetext-n "$top/scripts/bisect-build.sh"; 
 		# arch: the prefixes and CONFIG_HUGETEXT=n are built above, for
 		# x86-64) and a rootfs of that arch's Debian programs; their
 		# boots in scripts/boots.list fail without them
-		for a in $(arch_names | tail -n +2); do
-			step "kernel-$a" make -s -C "$top" "out/$a/$(HUGETEXT_ARCH=$a image_name)"
+		while read -r a img _; do
+			step "kernel-$a" make -s -C "$top" "out/$a/$img"
 			step "rootfs-$a" make -s -C "$top" "out/$a/rootfs.img"
-		done
+		done < <(arch_others)
 		boots
 		# hugetext=0 against CONFIG_HUGETEXT=n (two boots of the table)
 		step thp-selftests-same-with-hugetext-off python3 "$top/scripts/thp-compare.py" \

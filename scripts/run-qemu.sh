@@ -79,12 +79,7 @@ nonce=$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 # (each about 2.5 times slower).
 tcg_thread=multi
 case " $* " in *" httcg=single "*) tcg_thread=single ;; esac
-# -cpu max on arm64: pauth-impdef, QEMU's own pointer-authentication
-# hash, not the architected QARMA5 that costs TCG dearly in every
-# function's prologue and epilogue
-cpu=max
-[ "$KARCH" != arm64 ] || cpu=max,pauth-impdef=on
-accel=(-accel tcg,thread=$tcg_thread,tb-size=64 -cpu "$cpu")
+accel=(-accel tcg,thread=$tcg_thread,tb-size=64 -cpu "$QEMU_CPU")
 [ "${HUGETEXT_KVM:-0}" = 1 ] && accel=(-accel kvm -cpu host)
 machine=()
 [ -z "$QEMU_MACHINE" ] || machine=(-M "$QEMU_MACHINE")

@@ -19,19 +19,13 @@
 
 #define RUNS 256
 
-static int sysctl_write_long(const char *name, long v)
+/* vm.mmap_rnd_bits = @v: 0, or -1 when refused (out of the arch's range) */
+static int set_rnd_bits(long v)
 {
-	char path[128];
-	FILE *f;
-	int err;
+	char buf[24];
 
-	snprintf(path, sizeof(path), "/proc/sys/%s", name);
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	err = fprintf(f, "%ld\n", v) < 0;
-	err |= fclose(f) != 0;
-	return err ? -1 : 0;
+	snprintf(buf, sizeof(buf), "%ld", v);
+	return sysctl_write("/proc/sys/vm/mmap_rnd_bits", buf);
 }
 
 static double sample(const char *prog, int runs, bool *congruent, int *distinct)
@@ -101,7 +95,7 @@ int main(void)
 
 	/* the arch's maximum: the largest value the sysctl accepts */
 	for (max_bits = 40; max_bits > rnd_bits; max_bits--)
-		if (!sysctl_write_long("vm/mmap_rnd_bits", max_bits))
+		if (!set_rnd_bits(max_bits))
 			break;
 	bits = sample(prog, RUNS / 2, &cong, &distinct);
 	expect = max_bits - log2(pmd_size() / 4096);
@@ -110,7 +104,7 @@ int main(void)
 	ksft_test_result(cong && expect >= 19 && bits > expect - 0.5 && bits < expect + 0.5,
 			 "at the maximum mmap_rnd_bits %ld an aligned PIE keeps %.2f bits (expected %.0f, >= 19)\n",
 			 max_bits, bits, expect);
-	sysctl_write_long("vm/mmap_rnd_bits", rnd_bits);
+	set_rnd_bits(rnd_bits);
 	knobs_restore();
 	ksft_finished();
 }

@@ -62,17 +62,6 @@
 
 static char saved_wb[32];
 
-static int sysctl_write(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
 static void restore(void)
 {
 	if (saved_wb[0])

@@ -166,9 +166,11 @@ static void *executor(void *arg)
 		serialize();
 		got = fn();
 		hi = __atomic_load_n(&sh->pending[k], __ATOMIC_ACQUIRE);
-		if (!in_range(got, k, lo, hi) && arm64_fetch_only(k, lo, hi)) {
+		if (in_range(got, k, lo, hi)) {
+			/* right */
+		} else if (arm64_fetch_only(k, lo, hi)) {
 			sh->stale_fetch++;
-		} else if (!in_range(got, k, lo, hi)) {
+		} else {
 			if (__atomic_fetch_add(&sh->bad, 1, __ATOMIC_RELAXED) == 0) {
 				int fd = open(FILE_PATH, O_RDONLY);
 				uint64_t f = 0;

@@ -626,6 +626,17 @@ void khugepaged_defaults(void)
 	knob_write("khugepaged/pages_to_scan", "4096");
 }
 
+int sysctl_write(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
 int write_file(const char *path, const void *buf, size_t len)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755), ok;

@@ -146,6 +146,9 @@ int copy_file(const char *from, const char *to);
 
 /* Create @path (mode 0755) holding @len bytes of @buf, fsync'ed.  0 or -1. */
 int write_file(const char *path, const void *buf, size_t len);
+/* write @val to the sysctl (or other pseudo file) @path: 0, or -1 when it
+ * cannot be opened or the write is refused (EINVAL for a bad value) */
+int sysctl_write(const char *path, const char *val);
 
 /* Compare the mapping [p, p + len) with @path from offset 0, a 2 MB region
  * at a time.  Returns how many regions differ, -1 if @path cannot be read. */
