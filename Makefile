@@ -86,10 +86,21 @@ $(O)/$(1)/rootfs.img: $(SELFTESTS_IN) tools/knobs.list $(ROOTFS_IN) $(S)/userlan
 		$(S)/fetch-userland.sh | $(SRC_STAMP) deps
 	@HUGETEXT_ARCH=$(1) $(S)/mkrootfs.sh
 endef
+# a variant of arches.list (arm64's 64k): variant_rules ARCH IMAGE ARCHFRAG NAME FRAGMENT
+define variant_rules
+$(O)/$(1)/$(2)-$(4): $(3) $(5) Kconfig.fragment $(S)/build-kernel.sh \
+		$$(call stale,$(O)/$(1)/$(2)-$(4)) | $(SRC_STAMP) deps
+	@HUGETEXT_ARCH=$(1) $(S)/build-kernel.sh --name $(4) $(5)
+endef
 OTHER_ARCHES := $(shell . $(S)/base.sh && arch_others | tr ' ' :)
 arch_word = $(word $(2),$(subst :, ,$(1)))
 arch_rule = $(call arch_rules,$(call arch_word,$(1),1),$(call arch_word,$(1),2),$(call arch_word,$(1),3))
 $(foreach a,$(OTHER_ARCHES),$(eval $(call arch_rule,$(a))))
+arch_variants = $(filter-out -,$(subst $(comma), ,$(call arch_word,$(1),4)))
+comma := ,
+variant_rule = $(call variant_rules,$(call arch_word,$(1),1),$(call arch_word,$(1),2),\
+	$(call arch_word,$(1),3),$(word 1,$(subst =, ,$(2))),$(word 2,$(subst =, ,$(2))))
+$(foreach a,$(OTHER_ARCHES),$(foreach v,$(call arch_variants,$(a)),$(eval $(call variant_rule,$(a),$(v)))))
 
 # the selftests, static (mkrootfs.sh runs the same make, then a no-op); with
 # the mainline series' own selftest when its tree is there (mainline_kout)

@@ -47,14 +47,14 @@ kernel_select "${HUGETEXT_KERNEL:-}"
 arch_lines() { sed -e '/^[[:space:]]*#/d' -e '/^[[:space:]]*$/d' "$top/scripts/arches.list"; }
 arch_names() { arch_lines | awk '{print $1}'; }
 arch_select() {
-	local want=$1 first= name karch cross deb qemu mach cpu image cons stat frag
-	while read -r name karch cross deb qemu mach cpu image cons stat frag; do
+	local want=$1 first= name karch cross deb qemu mach cpu image cons stat frag vars
+	while read -r name karch cross deb qemu mach cpu image cons stat frag vars; do
 		[ -n "$first" ] || first=$name
 		[ -n "$want" ] || want=$name
 		[ "$name" = "$want" ] || continue
 		ARCH_NAME=$name KARCH=$karch DEBARCH=$deb QEMU=$qemu QEMU_CPU=$cpu IMAGE_PATH=$image
 		CONSOLE=$cons STATUS_DEV=$stat AFRAG=$top/$frag IMAGE=${image##*/}
-		CROSS=$cross QEMU_MACHINE=$mach
+		CROSS=$cross QEMU_MACHINE=$mach ARCH_VARIANTS=${vars:--}
 		[ "$cross" != - ] || CROSS=
 		[ "$mach" != - ] || QEMU_MACHINE=
 		if [ "$name" = "$first" ]; then
@@ -70,12 +70,13 @@ arch_select() {
 	exit 2
 }
 arch_select "${HUGETEXT_ARCH:-}"
-# arch_others: "NAME IMAGE FRAGMENT" for each arch after the first, whose
-# output is out/NAME/ (the Makefile's rules for them, check.sh's steps)
+# arch_others: "NAME IMAGE FRAGMENT VARIANTS" for each arch after the
+# first, whose output is out/NAME/ (the Makefile's rules for them,
+# check.sh's steps); VARIANTS: NAME=FRAGMENT,... or "-"
 arch_others() {
 	local a
 	for a in $(arch_names | tail -n +2); do
-		(arch_select "$a" && echo "$ARCH_NAME $IMAGE ${AFRAG#"$top"/}")
+		(arch_select "$a" && echo "$ARCH_NAME $IMAGE ${AFRAG#"$top"/} $ARCH_VARIANTS")
 	done
 }
 # image_arch PATH: the arch of a kernel image path under out/ (a directory

@@ -133,8 +133,12 @@ if step kernel-builds-bisectable-and-hugetext-n "$top/scripts/bisect-build.sh"; 
 		# arch: the prefixes and CONFIG_HUGETEXT=n are built above, for
 		# x86-64) and a rootfs of that arch's Debian programs; their
 		# boots in scripts/boots.list fail without them
-		while read -r a img _; do
+		# (and its variants: arm64's 64 KB-page kernel)
+		while read -r a img _ variants; do
 			step "kernel-$a" make -s -C "$top" "out/$a/$img"
+			for v in ${variants//,/ }; do
+				[ "$v" = - ] || step "kernel-$a-${v%%=*}" make -s -C "$top" "out/$a/$img-${v%%=*}"
+			done
 			step "rootfs-$a" make -s -C "$top" "out/$a/rootfs.img"
 		done < <(arch_others)
 		boots
