@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/klog.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -37,70 +36,10 @@
 #include "kselftest.h"
 #include "hugetext_util.h"
 
-#ifndef PR_SET_HUGETEXT
-#define PR_SET_HUGETEXT		82
-#define PR_GET_HUGETEXT		83
-#define PR_HUGETEXT_SYSTEM	0
-#define PR_HUGETEXT_TEXT	(1UL << 0)
-#define PR_HUGETEXT_JIT		(1UL << 1)
-#define PR_HUGETEXT_SET		(1UL << 2)
-#endif
 /* the tool, where scripts/mkrootfs.sh installs it */
 #define TOOL "/opt/hugetext/hugetext"
 /* the largest PMD the series runs hugetext with (mm/hugetext.c) */
 #define PMD_MAX (32UL << 20)
-
-/* the value of hugetext= on the kernel command line, NULL if none */
-static const char *boot_value(void)
-{
-	static char cmdline[4096];
-	char *arg, *val = NULL;
-	FILE *f = fopen("/proc/cmdline", "r");
-
-	if (!f || !fgets(cmdline, sizeof(cmdline), f))
-		ksft_exit_fail_msg("cannot read /proc/cmdline\n");
-	fclose(f);
-	for (arg = strtok(cmdline, " \n"); arg; arg = strtok(NULL, " \n"))
-		if (!strncmp(arg, "hugetext=", 9))
-			val = arg + 9;
-	return val;
-}
-
-/* how many times @what occurs in the kernel log */
-static int klog_count(const char *what)
-{
-	int len = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0), n = 0;
-	char *log = malloc(len + 1), *p;
-
-	len = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, log, len);
-	if (len < 0)
-		ksft_exit_fail_msg("klogctl failed\n");
-	log[len] = '\0';
-	for (p = log; (p = strstr(p, what)); p++)
-		n++;
-	free(log);
-	return n;
-}
-
-/*
- * Map two PMDs read-write-execute, touch one byte of the PMD-aligned
- * region inside; its AnonHugePages in bytes (-1 on error).
- */
-static long rwx_touch_huge(unsigned long pmd)
-{
-	char *m = mmap(NULL, 2 * pmd, PROT_READ | PROT_WRITE | PROT_EXEC,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	char *a;
-	long v;
-
-	if (m == MAP_FAILED)
-		return -1;
-	a = (char *)(((unsigned long)m + pmd - 1) & ~(pmd - 1));
-	a[0] = (char)0xc3;
-	v = smaps_field(0, (unsigned long)a, (unsigned long)a + pmd, "AnonHugePages");
-	munmap(m, 2 * pmd);
-	return v;
-}
 
 int main(void)
 {
@@ -147,7 +86,7 @@ int main(void)
 
 	ksft_set_plan(5);
 	/* 1: the boot parameter */
-	val = boot_value();
+	val = kernel_param("hugetext");
 	got = knob_read_long("hugetext_enabled");
 	snprintf(line, sizeof(line), "hugetext=%s refused", val ? val : "");
 	n = val && strcmp(val, "0") ? klog_count(line) : 0;

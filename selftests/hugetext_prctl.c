@@ -35,14 +35,6 @@
 #include "kselftest.h"
 #include "hugetext_util.h"
 
-#ifndef PR_SET_HUGETEXT
-#define PR_SET_HUGETEXT		82
-#define PR_GET_HUGETEXT		83
-#define PR_HUGETEXT_SYSTEM	0
-#define PR_HUGETEXT_TEXT	(1UL << 0)
-#define PR_HUGETEXT_JIT		(1UL << 1)
-#define PR_HUGETEXT_SET		(1UL << 2)
-#endif
 #define REGION (2UL << 20)
 
 static long get(void)
@@ -77,27 +69,6 @@ static long child_get(void)
 	int rc = run_helper((char *const *)argv, out, sizeof(out), NULL, false);
 
 	return rc ? -2 : strtol(out, NULL, 0);
-}
-
-/*
- * Fault in a 2 MB-aligned region of a new read-write-execute anonymous
- * mapping; its AnonHugePages in bytes, -1 on error.  Unmapped afterwards:
- * a later mapping next to it would merge with it, and smaps sums the VMA.
- */
-static long rwx_fault_huge(void)
-{
-	char *m = mmap(NULL, 2 * REGION, PROT_READ | PROT_WRITE | PROT_EXEC,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	char *a;
-	long v;
-
-	if (m == MAP_FAILED)
-		return -1;
-	a = (char *)(((unsigned long)m + REGION - 1) & ~(REGION - 1));
-	memset(a, 0xc3, REGION);
-	v = smaps_field(0, (unsigned long)a, (unsigned long)a + REGION, "AnonHugePages");
-	munmap(m, 2 * REGION);
-	return v;
 }
 
 int main(int argc, char **argv)
@@ -197,12 +168,12 @@ int main(int argc, char **argv)
 	}
 	knob_write("hugetext_enabled", "0");
 	prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SET | PR_HUGETEXT_JIT, 0, 0, 0);
-	v = rwx_fault_huge();
+	v = rwx_touch_huge(REGION);
 	ksft_test_result(v >= (long)REGION,
 			 "hugetext_enabled=0, PR_HUGETEXT_SET|PR_HUGETEXT_JIT: RWX memory PMD-mapped at fault (%ld KB)\n",
 			 v >> 10);
 	prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SYSTEM, 0, 0, 0);
-	v = rwx_fault_huge();
+	v = rwx_touch_huge(REGION);
 	ksft_test_result(v == 0,
 			 "hugetext_enabled=0, PR_HUGETEXT_SYSTEM: RWX memory stays 4K (%ld KB)\n",
 			 v >> 10);
