@@ -75,12 +75,12 @@ int main(void)
 				 pmd >> 20);
 		knob_write_or_fail("hugetext_enabled", "0");
 		knob_write_or_fail("enabled", "never");
-		got = prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SET | PR_HUGETEXT_JIT, 0, 0, 0);
+		n = prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SET | PR_HUGETEXT_JIT, 0, 0, 0) ? errno : 0;
 		huge = rwx_touch_huge(pmd);
 		prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SYSTEM, 0, 0, 0);
-		ksft_test_result(!got && huge == (long)pmd,
+		ksft_test_result(!n && huge == (long)pmd,
 				 "PR_HUGETEXT_SET|PR_HUGETEXT_JIT: %s, a touched RWX region PMD-mapped (%ld of %lu KB)\n",
-				 got ? strerror(errno) : "accepted", huge >> 10, pmd >> 10);
+				 n ? strerror(n) : "accepted", huge >> 10, pmd >> 10);
 		ksft_finished();
 	}
 
@@ -105,9 +105,9 @@ int main(void)
 			bad++;
 		}
 	}
-	i = -knob_write("hugetext_enabled", "0");
-	if (i) {
-		ksft_print_msg("writing 0: %s\n", strerror(i));
+	n = -knob_write("hugetext_enabled", "0");
+	if (n) {
+		ksft_print_msg("writing 0: %s\n", strerror(n));
 		bad++;
 	}
 	ksft_test_result(!bad, "hugetext_enabled: %zu writes of 1..3 fail with EOPNOTSUPP and leave 0, writing 0 succeeds\n",
