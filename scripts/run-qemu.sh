@@ -94,6 +94,9 @@ cmdline="console=$CONSOLE root=/dev/vda rw rootfstype=ext4 init=/init panic=-1"
 cmdline+=" oops=panic softlockup_panic=1 hung_task_panic=1 loglevel=7 htnonce=$nonce htcpus=$cpus"
 cmdline+=" htstatus=$STATUS_DEV $*"
 
+# the guest writes to its root filesystem: keep the image's mtime, so that
+# make still sees an image older than the selftests changed since it was built
+rootfs_mtime=$(stat -c %y "$rootfs")
 rig_run timeout --foreground --kill-after=10 "$timeout" "$QEMU" "${machine[@]}" "${accel[@]}" \
 	-smp "$cpus" -m 3G -kernel "$kernel" -append "$cmdline" \
 	-drive file="$rootfs",format=raw,if=none,id=htroot,cache=unsafe \
@@ -103,6 +106,7 @@ rig_run timeout --foreground --kill-after=10 "$timeout" "$QEMU" "${machine[@]}" 
 	-display none -monitor none -no-reboot \
 	-serial file:"$log" "${status[@]}" </dev/null
 qrc=$?
+touch -d "$rootfs_mtime" "$rootfs"
 collect
 
 fail=0

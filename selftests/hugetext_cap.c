@@ -10,6 +10,9 @@
  *  - both knobs: their range round-trips, their bad writes (tools/knobs.list)
  *    fail with EINVAL and change nothing;
  *  - cap 0: all ten regions become PMD-mapped;
+ *  - cap 1 lifted to 0 on a running process: khugepaged PMD-maps all ten,
+ *    the never-touched ones too (it maps hugetext text whose page cache
+ *    is huge, as the prompt collapse does);
  *  - cap 2, regions 2 and 5 hot: exactly those two, within a bounded number
  *    of sampling periods, and never more than two on the way;
  *  - phase change (7 and 8 hot): the slots move to them, never more than
@@ -276,7 +279,7 @@ int main(void)
 	ksft_print_header();
 	if (!knob_exists(CAP) || !knob_exists(SAMPLE))
 		ksft_exit_skip("kernel without max_nr_hugetext (no %s%s)\n", THP_DIR, CAP);
-	ksft_set_plan(2 * KNOB_TABLE_RESULTS + 8 + 5);
+	ksft_set_plan(2 * KNOB_TABLE_RESULTS + 9 + 5);
 	knobs_save();
 
 	knob_test_table(CAP);
@@ -312,6 +315,29 @@ int main(void)
 	}
 	ksft_test_result(r >= 0, "cap 0: all %d regions PMD-mapped (%.2f s; %d of them at the end)\n",
 			 p[0].n, r, __builtin_popcount(pmd_mask(&p[0])));
+	stop(&p[0]);
+
+	/*
+	 * Lifting the cap on a running process: started under cap 1, it has
+	 * only its hot region PMD-mapped and has never touched the others.
+	 * With the cap gone khugepaged maps them all from the page cache the
+	 * case above made huge -- the same path that maps a region whose
+	 * prompt collapse lost a race with khugepaged collapsing it.
+	 */
+	knob_write(CAP, "1");
+	if (spawn(&p[0], "2", "2"))
+		ksft_exit_fail_msg("cannot run hugetext_hotcold\n");
+	want[0] = 1u << 2;
+	r = wait_sets(p, want, 1, 1, MAX_PERIODS * SAMPLE_MS / 1000.0 + 5);
+	if (r < 0) {
+		ksft_print_msg("cap 1: region 2 alone was not PMD-mapped\n");
+	} else {
+		knob_write(CAP, "0");
+		want[0] = (1u << p[0].n) - 1;
+		r = wait_sets(p, want, 1, 0, 30);
+	}
+	ksft_test_result(r >= 0, "cap 1 -> 0, running process: khugepaged PMD-maps all %d regions, the never-touched ones too (%.2f s)\n",
+			 p[0].n, r);
 	stop(&p[0]);
 
 	/* from small pages again: the cap's own collapse does the copying */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Regression test for the data loss the 6.12 series' patch 2 fixes: data
+ * Regression test for the data loss the 6.12 series' patch 3 fixes: data
  * written to a file and not yet written back, thrown away when the file is
  * opened for write while it has huge page cache.
  *

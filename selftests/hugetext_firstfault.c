@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Program text read into PMD-sized folios at its first fault (the 7.3
- * series, patch 2): with the page cache dropped, a program's full 2M text
+ * series, patch 4): with the page cache dropped, a program's full 2M text
  * regions are PMD-mapped from their first fault on, each region costs one
  * text fault, and no collapse runs (khugepaged is parked and its
  * counters, and the kernel's collapse counters, do not move).  With THP

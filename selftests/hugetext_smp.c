@@ -390,7 +390,7 @@ static void phase_rewrite(void)
 		ksft_print_msg("rewrite: %ld calls ran an older version than the mapping held (the bytes read through it were in range): the emulator's stale translation, not counted (see arm64_fetch_only())\n",
 			       sh->stale_fetch - fetch0);
 	/*
-	 * Until the 6.12 series' patch 2, about one run in ten saw results
+	 * Until the 6.12 series' patch 3, about one run in ten saw results
 	 * older than committed here.  The mechanism that patch fixes matches:
 	 * a collapse that saw the writer's open and gave up had raised nr_thps
 	 * for a moment, the open read it and truncated the page cache, the
