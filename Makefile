@@ -86,7 +86,7 @@ $(O)/$(1)/rootfs.img: $(SELFTESTS_IN) tools/knobs.list $(ROOTFS_IN) $(S)/userlan
 		$(S)/fetch-userland.sh | $(SRC_STAMP) deps
 	@HUGETEXT_ARCH=$(1) $(S)/mkrootfs.sh
 endef
-# a variant of arches.list (arm64's 64k): variant_rules ARCH IMAGE ARCHFRAG NAME FRAGMENT
+# a variant of arches.list (arm64's 64k, 16k): variant_rules ARCH IMAGE ARCHFRAG NAME FRAGMENT
 define variant_rules
 $(O)/$(1)/$(2)-$(4): $(3) $(5) Kconfig.fragment $(S)/build-kernel.sh \
 		$$(call stale,$(O)/$(1)/$(2)-$(4)) | $(SRC_STAMP) deps

@@ -133,7 +133,7 @@ if step kernel-builds-bisectable-and-hugetext-n "$top/scripts/bisect-build.sh"; 
 		# arch: the prefixes and CONFIG_HUGETEXT=n are built above, for
 		# x86-64) and a rootfs of that arch's Debian programs; their
 		# boots in scripts/boots.list fail without them
-		# (and its variants: arm64's 64 KB-page kernel)
+		# (and its variants: arm64's 64 KB- and 16 KB-page kernels)
 		while read -r a img _ variants; do
 			step "kernel-$a" make -s -C "$top" "out/$a/$img"
 			for v in ${variants//,/ }; do

@@ -2,7 +2,8 @@
 /*
  * hugetext where a PMD is too large for it.  The series keeps hugetext off
  * where a PMD maps more than 32 MB (64 KB pages: 512 MB on arm64) and
- * allows it up to 32 MB (4 KB pages: 2 MB).  This test reads
+ * allows it up to 32 MB (4 KB pages: 2 MB; arm64's 16 KB pages: 32 MB,
+ * the boundary, booted as arm64-16k).  This test reads
  * hpage_pmd_size and checks the side that applies.
  *
  * PMD over 32 MB (the arm64-64k boot of scripts/boots.list):
@@ -19,7 +20,8 @@
  *     got a 512 MB one);
  *  5. the tool (/opt/hugetext/hugetext in the guest's rootfs) says why:
  *     "hugetext enable 1" exits 3 naming EOPNOTSUPP and the PMD size.
- * PMD of 32 MB or less (4 KB-page kernels), the same calls succeed:
+ * PMD of 32 MB or less (4 KB- and 16 KB-page kernels), the same calls
+ * succeed:
  *  1. writes of 1, 2, 3 read back;
  *  2. PR_HUGETEXT_SET | PR_HUGETEXT_JIT succeeds, and the same mapping
  *     touched once is PMD-mapped with THP "never".
