@@ -129,12 +129,21 @@ static long pmd_kb(char *p)
 
 static int collapse(char *p)
 {
-	int t;
+	int tries = 0, err = 0;
 
-	for (t = 0; t < 10; t++)
-		if (!madvise(p, REGION, MADV_COLLAPSE) || errno != EAGAIN)
+	/* EAGAIN is a transient race (a folio locked, khugepaged at work): again */
+	while (tries < 50) {
+		tries++;
+		err = madvise(p, REGION, MADV_COLLAPSE) ? errno : 0;
+		if (err != EAGAIN)
 			break;
-	return pmd_kb(p) == REGION / 1024;
+		usleep(20000);
+	}
+	if (pmd_kb(p) == REGION / 1024)
+		return 1;
+	ksft_print_msg("MADV_COLLAPSE of the last region: %s after %d tries, not PMD-mapped\n",
+		       err ? strerror(err) : "success", tries);
+	return 0;
 }
 
 /* the whole file into the page cache */
