@@ -36,7 +36,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -54,10 +53,6 @@
  */
 #define MAX_PERIODS 60
 #define REGION (2UL << 20)
-#ifndef MADV_COLLAPSE
-#define MADV_COLLAPSE 25
-#endif
-
 
 struct proc {
 	pid_t pid;
@@ -77,18 +72,11 @@ static unsigned int care = ~0u;
  */
 static int collapse_in(struct proc *p, int i)
 {
-	struct iovec iov = { (void *)(p->first + i * REGION), REGION };
-	int pidfd = syscall(SYS_pidfd_open, p->pid, 0), err, tries = 10;
+	int pidfd = syscall(SYS_pidfd_open, p->pid, 0), err;
 
 	if (pidfd < 0)
 		return errno;
-	/* EAGAIN is a transient race (a folio locked, an LRU batch): again */
-	do {
-		err = syscall(SYS_process_madvise, pidfd, &iov, 1, MADV_COLLAPSE, 0) < 0 ?
-		      errno : 0;
-		if (err == EAGAIN)
-			usleep(20000);
-	} while (err == EAGAIN && --tries);
+	err = collapse_retry(pidfd, (void *)(p->first + i * REGION), REGION, 10, NULL);
 	close(pidfd);
 	return err;
 }

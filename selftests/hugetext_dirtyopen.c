@@ -47,10 +47,6 @@
 #include "kselftest.h"
 #include "hugetext_util.h"
 
-#ifndef MADV_COLLAPSE
-#define MADV_COLLAPSE 25
-#endif
-
 #define REGION (2UL << 20)
 #define PAGE 4096UL
 #define ROUNDS 20
@@ -129,16 +125,8 @@ static long pmd_kb(char *p)
 
 static int collapse(char *p)
 {
-	int tries = 0, err = 0;
+	int tries, err = collapse_retry(-1, p, REGION, 50, &tries);
 
-	/* EAGAIN is a transient race (a folio locked, khugepaged at work): again */
-	while (tries < 50) {
-		tries++;
-		err = madvise(p, REGION, MADV_COLLAPSE) ? errno : 0;
-		if (err != EAGAIN)
-			break;
-		usleep(20000);
-	}
 	if (pmd_kb(p) == REGION / 1024)
 		return 1;
 	ksft_print_msg("MADV_COLLAPSE of the last region: %s after %d tries, not PMD-mapped\n",

@@ -14,6 +14,8 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -784,4 +786,31 @@ long rwx_touch_huge(unsigned long pmd)
 	v = smaps_field(0, (unsigned long)a, (unsigned long)a + pmd, "AnonHugePages");
 	munmap(m, 2 * pmd);
 	return v;
+}
+
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+#ifndef SYS_process_madvise
+#define SYS_process_madvise 440
+#endif
+
+int collapse_retry(int pidfd, void *addr, size_t len, int tries, int *used)
+{
+	struct iovec iov = { addr, len };
+	int err, n = 0;
+
+	do {
+		n++;
+		if (pidfd < 0)
+			err = madvise(addr, len, MADV_COLLAPSE) ? errno : 0;
+		else
+			err = syscall(SYS_process_madvise, pidfd, &iov, 1,
+				      MADV_COLLAPSE, 0) < 0 ? errno : 0;
+		if (err == EAGAIN && n < tries)
+			usleep(20000);
+	} while (err == EAGAIN && n < tries);
+	if (used)
+		*used = n;
+	return err;
 }

@@ -186,6 +186,14 @@ void print_indented(const char *out);
 /* the number after @key in captured helper output, -1 if absent */
 long parse_after(const char *out, const char *key);
 void drop_caches(void);
+/*
+ * MADV_COLLAPSE of [@addr, @addr + @len) in this process (@pidfd < 0) or in
+ * @pidfd's (process_madvise), called again 20 ms later while it fails with
+ * EAGAIN (a transient race: a folio locked, an LRU batch, khugepaged at
+ * work, reclaim of the new folio), at most @tries calls.  Returns 0 or the
+ * last errno; *@used (if not NULL): the calls made.
+ */
+int collapse_retry(int pidfd, void *addr, size_t len, int tries, int *used);
 /* khugepaged's default pace: 10 s sleeps, 4096 pages a pass */
 void khugepaged_defaults(void);
 
