@@ -18,7 +18,13 @@
  *   - gcc's cc1 compiling a file: PMD-mapped regions while it runs, polled
  *     every 50 ms, reach every full region; the regions read huge at their
  *     first fault (hugetext_fault_read) and mapped by PMD (thp_file_mapped)
- *     account for them, with no collapse.
+ *     account for them, with no collapse;
+ *   - the same with padding (hugetext_pad_threshold 4096,
+ *     hugetext_pad_rodata 1): cc1's text mapping reaches from the 2M
+ *     boundary below its text to the one above, and all of it, the partial
+ *     regions at both ends made full, is PMD-mapped while it runs (the
+ *     region holding the ELF headers the loader read is collapsed by cc1
+ *     on its return from the fault, hugetext_collapse_ok).
  *
  * SKIP when the kernel has no first-fault read (no hugetext_fault_read in
  * /proc/vmstat: the 6.12 series, which collapses instead).
@@ -40,7 +46,7 @@ static char out[8192];
 
 struct collapse_counts {
 	long pages_collapsed, full_scans, collapse_alloc, fault_read, fault_fallback,
-	     file_mapped;
+	     file_mapped, collapse_ok;
 };
 
 static void counts(struct collapse_counts *c)
@@ -51,6 +57,7 @@ static void counts(struct collapse_counts *c)
 	c->fault_read = vmstat_read("hugetext_fault_read");
 	c->fault_fallback = vmstat_read("hugetext_fault_fallback");
 	c->file_mapped = vmstat_read("thp_file_mapped");
+	c->collapse_ok = vmstat_read("hugetext_collapse_ok");
 }
 
 /* no collapse between @a and @b: say so or say what moved */
@@ -110,8 +117,11 @@ static void test_helper(const char *what, const char *name, bool on)
 				 what, faults, bound);
 }
 
-/* cc1 compiling a real file after a dropped cache, polled every 50 ms */
-static void test_cc1(void)
+/*
+ * cc1 compiling a real file after a dropped cache, polled every 50 ms; with
+ * @pad, its text padded at both ends
+ */
+static void test_cc1(bool pad)
 {
 	const char *cc1 = "/usr/bin/cc1", *src = "/opt/hugetext/big.c";
 	unsigned long start = 0, end = 0, off = 0, ideal = 0;
@@ -126,6 +136,13 @@ static void test_cc1(void)
 		ksft_test_result_skip("cc1: %s or %s missing in this rootfs\n", cc1, src);
 		return;
 	}
+	if (pad && (!knob_exists("hugetext_pad_threshold") ||
+		    !knob_exists("hugetext_pad_rodata"))) {
+		ksft_test_result_skip("cc1 padded: no hugetext padding in this kernel\n");
+		return;
+	}
+	knob_write("hugetext_pad_threshold", pad ? "4096" : "0");
+	knob_write("hugetext_pad_rodata", pad ? "1" : "0");
 	knob_write("hugetext_enabled", "1");
 	drop_caches();
 	counts(&a);
@@ -153,10 +170,21 @@ static void test_cc1(void)
 	counts(&b);
 	read = b.fault_read - a.fault_read;
 	mapped = b.file_mapped - a.file_mapped;
-	ksft_print_msg("cc1: text %lx-%lx, ideal %lu KB, PMD-mapped at most %ld KB (all of it %ld ms after fork), %d polls, exit %d; hugetext_fault_read +%ld, fallback +%ld, thp_file_mapped +%ld\n",
-		       start, end, ideal >> 10, max >> 10, ms_full, polls,
-		       WIFEXITED(status) ? WEXITSTATUS(status) : -1, read,
-		       b.fault_fallback - a.fault_fallback, mapped);
+	ksft_print_msg("cc1%s: text %lx-%lx, ideal %lu KB, PMD-mapped at most %ld KB (all of it %ld ms after fork), %d polls, exit %d; hugetext_fault_read +%ld, fallback +%ld, hugetext_collapse_ok +%ld, thp_file_mapped +%ld\n",
+		       pad ? " padded" : "", start, end, ideal >> 10, max >> 10,
+		       ms_full, polls, WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+		       read, b.fault_fallback - a.fault_fallback,
+		       b.collapse_ok - a.collapse_ok, mapped);
+	knob_write("hugetext_pad_threshold", "0");
+	knob_write("hugetext_pad_rodata", "0");
+	if (pad) {
+		ksft_test_result(WIFEXITED(status) && !WEXITSTATUS(status) && ideal &&
+				 !(start % pmd_size()) && !(end % pmd_size()) &&
+				 ideal == end - start && max == (long)ideal,
+				 "cc1 padded at both ends: text %lx-%lx, all %lu regions PMD-mapped while it runs\n",
+				 start, end, ideal / (2 << 20));
+		return;
+	}
 	ksft_test_result(WIFEXITED(status) && !WEXITSTATUS(status) && ideal &&
 			 max == (long)ideal && read >= (long)(ideal / (2 << 20)) &&
 			 mapped >= read && no_collapse(&a, &b),
@@ -171,7 +199,7 @@ int main(void)
 		ksft_exit_skip("this kernel has no first-fault read of program text (no hugetext_fault_read)\n");
 	if (pmd_size() != 2 << 20)
 		ksft_exit_skip("PMD size %lu: the helpers are built for 2M regions\n", pmd_size());
-	ksft_set_plan(5);
+	ksft_set_plan(6);
 	knobs_save();
 	/* THP plays no part; khugepaged parked: one scan now, then 10 minutes */
 	knob_write("enabled", "never");
@@ -184,7 +212,8 @@ int main(void)
 	test_helper("ET_EXEC bigtext", "hugetext_bigtext", false);
 	test_helper("PIE bigpie", "hugetext_bigpie", true);
 	test_helper("DSO biglib", "hugetext_biglib", true);
-	test_cc1();
+	test_cc1(false);
+	test_cc1(true);
 	knobs_restore();
 	ksft_finished();
 }
