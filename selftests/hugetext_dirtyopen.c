@@ -123,14 +123,35 @@ static long pmd_kb(char *p)
 			   "FilePmdMapped") / 1024;
 }
 
-static int collapse(char *p)
+/*
+ * Whether anyone has the file open for write now, as the kernel sees it: a
+ * read lease is refused (EAGAIN) exactly while the inode is open for write.
+ * Said when a collapse fails: 6.12's refuses a file open for write.
+ */
+static const char *writer_state(void)
+{
+	int fd = open(FILE_PATH, O_RDONLY), r, err;
+
+	if (fd < 0)
+		return "cannot open the file";
+	r = fcntl(fd, F_SETLEASE, F_RDLCK);
+	err = errno;
+	if (!r)
+		fcntl(fd, F_SETLEASE, F_UNLCK);
+	close(fd);
+	return !r ? "no writer has the file open" :
+	       err == EAGAIN ? "a writer has the file open" :
+	       "writers unknown (no lease)";
+}
+
+static int collapse(char *p, const char *when)
 {
 	int tries, err = collapse_retry(-1, p, REGION, 50, &tries);
 
 	if (pmd_kb(p) == REGION / 1024)
 		return 1;
-	ksft_print_msg("MADV_COLLAPSE of the last region: %s after %d tries, not PMD-mapped\n",
-		       err ? strerror(err) : "success", tries);
+	ksft_print_msg("MADV_COLLAPSE of the last region %s: %s after %d tries, not PMD-mapped; %s\n",
+		       when, err ? strerror(err) : "success", tries, writer_state());
 	return 0;
 }
 
@@ -200,8 +221,11 @@ int main(void)
 	pthread_barrier_init(&go, NULL, OPENERS);
 
 	for (r = 0; r < ROUNDS; r++) {
+		char when[32];
+
+		snprintf(when, sizeof(when), "in round %lu", r);
 		cache_file();
-		if (collapse(p))
+		if (collapse(p, when))
 			huge++;
 		ver++;
 		for (i = 0; i < OPENERS; i++) {
@@ -253,7 +277,7 @@ int main(void)
 			 disk_bad);
 	/* a write into the collapsed region after an open reads back alike */
 	p = map_last_region();
-	pmd = collapse(p);
+	pmd = collapse(p, "after the rounds");
 	k = FILE_SIZE / PAGE - 5;
 	if (write_page(k, 1000))
 		ksft_exit_fail_msg("write page %lu: %s\n", k, strerror(errno));
