@@ -142,9 +142,12 @@ if step kernel-builds-bisectable-and-hugetext-n "$top/scripts/bisect-build.sh"; 
 			step "rootfs-$a" make -s -C "$top" "out/$a/rootfs.img"
 		done < <(arch_others)
 		boots
-		# hugetext=0 against CONFIG_HUGETEXT=n (two boots of the table)
+		# hugetext=0 against CONFIG_HUGETEXT=n (two boots of the table
+		# for each kernel: the main series', the mainline series')
 		step thp-selftests-same-with-hugetext-off python3 "$top/scripts/thp-compare.py" \
 			"$logs/guest-hugetext0.tap" "$logs/guest-nohugetext.tap"
+		step thp-selftests-same-with-hugetext-off-7.3 python3 "$top/scripts/thp-compare.py" \
+			"$logs/guest-mainline0.tap" "$logs/guest-mainline-nohugetext.tap"
 	}
 fi
 [ $plan -eq 0 ] || exit 0

@@ -10,8 +10,11 @@
 # then requires the two case lists, with their results, to be identical.
 # Each case is printed as "# thpcmp: MEMTYPE: CASE... RESULT".
 # TAP: 1 test per memory type: the selftest ran to its end.
+#   hugetext_thpcmp.sh [BIN]   BIN: the khugepaged test of the booted
+#   kernel's tree (default thp_khugepaged, 6.12's; the mainline series'
+#   boots pass thp_khugepaged_mainline, 7.3's)
 dir=$(cd "$(dirname "$0")" && pwd)
-bin=$dir/thp_khugepaged
+bin=$dir/${1:-thp_khugepaged}
 work=/var/tmp/hugetext-thpcmp
 types="file anon"
 
@@ -45,9 +48,9 @@ for t in $types; do
 		sed "s/^/# thpcmp: $t: /"
 	cases=$(sed "s/$esc\[[0-9;]*m//g" "$out" | grep -cE '\.\.\. ')
 	if [ "$cases" -gt 0 ] && [ $rc -lt 128 ]; then
-		echo "ok $n - thp_khugepaged all:$t ran $cases cases (exit $rc)"
+		echo "ok $n - ${bin##*/} all:$t ran $cases cases (exit $rc)"
 	else
-		echo "not ok $n - thp_khugepaged all:$t: $cases cases, exit $rc"
+		echo "not ok $n - ${bin##*/} all:$t: $cases cases, exit $rc"
 		sed 's/^/#   /' "$out" | tail -n 20
 		failed=$((failed + 1))
 	fi
