@@ -3,10 +3,13 @@
 """make bench, second half: the iTLB model on the regions the kernel mapped.
 
   bench-itlb.py --results out/bench/results.json --rootfs out/rootfs \
+      [--foreign arm64=qemu-aarch64=out/arm64/rootfs] \
       --out out/bench [--models skylake,goldencove,neoverse-n1]
 
-For each program of the guest bench (scripts/guest/bench), replays the same
-binary on the same input on this host under qemu-x86_64 with the iTLB
+For each program of the guest bench (scripts/guest/bench) and each arch
+it ran on, replays the same binary on the same input on this host under
+qemu-x86_64 (another arch: --foreign's qemu-user, with that arch's rootfs
+as its -L root, where every path of the guest is looked up) with the iTLB
 plugin (tools/itlb), one region set per row:
   4 KB           no huge page
   MODE           the 2 MB regions the kernel PMD-mapped at the end of the
@@ -221,6 +224,11 @@ def cap_verdicts(prog_rows, models):
     return out
 
 
+def label(p):
+    """A program's name in the tables: 'cc1', 'cc1 (arm64)'."""
+    return p.get('label', p['program'])
+
+
 def fmt_ratio(x):
     return '-' if x is None else '%.3g' % x
 
@@ -241,7 +249,7 @@ def table(progs, models):
                 cells.append('%.3g (%s)' % (c['stlb_mpki'],
                                             fmt_ratio(c.get('stlb_ratio'))))
             L.append('| %s | %s%s | %d | %.1f | %s |' % (
-                p['program'], r['row'], ' †' if r.get('region_error') else '',
+                label(p), r['row'], ' †' if r.get('region_error') else '',
                 len(r['set']), r['huge_share'],
                 ' | '.join(cells)))
     return L
@@ -256,8 +264,10 @@ def sha_id(path, cache={}):
     return cache[path]
 
 
-def host_file(path):
-    real = os.path.realpath(path)
+def host_file(path, root=None):
+    """(host path, {'size', 'sha1'}) of the guest's path: this host's file,
+    or under root (another arch's rootfs), or None."""
+    real = os.path.realpath(root + path if root else path)
     if not os.path.isfile(real):
         return None
     return real, sha_id(real)
@@ -272,17 +282,21 @@ def exec_start(path):
 
 class Runner:
     """Runs one program natively or under the plugin, from the guest's
-    replay spec: /opt/hugetext/X is the rootfs's, /tmp/X a fresh dir's."""
+    replay spec: /opt/hugetext/X is the rootfs's, /tmp/X a fresh dir's;
+    for another arch (foreign) every other path is the rootfs's too."""
 
-    def __init__(self, spec, rootfs, tmp, logs):
+    def __init__(self, spec, rootfs, tmp, logs, foreign=False):
         self.spec, self.rootfs, self.tmp = spec, rootfs, tmp
         self.logs = logs        # log file prefix: LOGS-TAG.log
+        self.foreign = foreign
 
     def path(self, a):
         if a.startswith('/opt/hugetext/'):
             return os.path.join(self.rootfs, a.lstrip('/'))
         if a.startswith('/tmp/'):
             return os.path.join(self.tmp, 'run', a[len('/tmp/'):])
+        if self.foreign and a.startswith('/'):
+            return os.path.join(self.rootfs, a.lstrip('/'))
         return a
 
     def prepare(self):
@@ -342,6 +356,18 @@ class Runner:
         return secs
 
 
+def qemu_prefix(qemu, root, argv, env, plugin_args=None):
+    """qemu-user's command line for argv: the guest's environment goes
+    through -E, not into qemu itself; another arch's root is its -L."""
+    exe = shutil.which(argv[0]) or argv[0]
+    cmd = [qemu] + (['-L', root] if root else []) + ['-0', argv[0]]
+    for k, v in sorted(env.items()):
+        cmd += ['-E', '%s=%s' % (k, v)]
+    if plugin_args:
+        cmd += ['-plugin', ','.join(plugin_args)]
+    return cmd + [os.path.realpath(exe)] + argv[1:]
+
+
 def replay_sets(runner, plugin, models, sets, qemu, tmp, tag):
     """One replay measuring every (name, lines) set; the plugin's JSON."""
     rfile = os.path.join(tmp, 'sets-%s.txt' % tag)
@@ -357,14 +383,8 @@ def replay_sets(runner, plugin, models, sets, qemu, tmp, tag):
                          'arguments at commas)')
 
     def prefix(argv, env):
-        # the guest's environment goes through -E, not into qemu itself
-        exe = shutil.which(argv[0]) or argv[0]
-        genv = []
-        for k, v in sorted(env.items()):
-            genv += ['-E', '%s=%s' % (k, v)]
-        return ([qemu, '-0', argv[0]] + genv +
-                ['-plugin', ','.join(pargs), os.path.realpath(exe)] +
-                argv[1:], None)
+        return (qemu_prefix(qemu, runner.rootfs if runner.foreign else None,
+                            argv, env, pargs), None)
     secs = runner.run(prefix, 'replay' + tag)
     with open(jfile) as f:
         res = json.load(f)
@@ -376,8 +396,13 @@ def replay_sets(runner, plugin, models, sets, qemu, tmp, tag):
     return res, secs
 
 
-def program(name, recs, modes, rootfs, plugin, models, qemu, out):
-    """Every row of one program; {'program', 'rows', 'replay_s', ...}."""
+def program(name, recs, modes, rootfs, plugin, models, qemu, out,
+            arch=None):
+    """Every row of one program on one arch (None: this host's; else its
+    rootfs is rootfs and its qemu-user qemu); {'program', 'arch', 'rows',
+    'replay_s', ...}."""
+    def hfile(p):
+        return host_file(p, rootfs if arch else None)
     first = next(iter(recs.values()))
     spec = first['replay']
     files = {}
@@ -389,7 +414,7 @@ def program(name, recs, modes, rootfs, plugin, models, qemu, out):
     exe_paths = {p for r in rows if r['set'] for p, _ in r['set']}
     text_start = {}
     for p in exe_paths:
-        hp = host_file(p)
+        hp = hfile(p)
         if hp:
             text_start[p] = exec_start(hp[0])
     for r in rows:
@@ -397,21 +422,31 @@ def program(name, recs, modes, rootfs, plugin, models, qemu, out):
             full = next(x for x in rows if x['row'] == r['mode'])['set']
             r['set'] = tuple(x for x in full
                              if x not in head_regions(full, text_start))
-    tmp = tempfile.mkdtemp(prefix='bench-itlb-%s-' % name)
+    tag = name + ('-' + arch if arch else '')
+    tmp = tempfile.mkdtemp(prefix='bench-itlb-%s-' % tag)
     try:
         os.makedirs(os.path.join(out, 'data'), exist_ok=True)
         runner = Runner(spec, rootfs, tmp,
-                        os.path.join(out, 'data', 'itlb-' + name))
-        native = min(runner.run(lambda a, e: (a, dict(os.environ, **e)),
-                                'native')
-                     for _ in range(3))
+                        os.path.join(out, 'data', 'itlb-' + tag),
+                        foreign=bool(arch))
+        if arch:
+            # no native run of another arch's code here: its qemu-user
+            # without the plugin is the base of the plugin's cost
+            native = min(runner.run(lambda a, e: (qemu_prefix(qemu, rootfs,
+                                                              a, e), None),
+                                    'native')
+                         for _ in range(3))
+        else:
+            native = min(runner.run(lambda a, e: (a, dict(os.environ, **e)),
+                                    'native')
+                         for _ in range(3))
 
         def measure(rows_now, tag):
             uniq = []
             for r in rows_now:
                 if r['set'] not in uniq:
                     uniq.append(r['set'])
-            sets = [('s%d' % i, translate(s, files, host_file))
+            sets = [('s%d' % i, translate(s, files, hfile))
                     for i, s in enumerate(uniq)]
             res, secs = replay_sets(runner, plugin, models, sets, qemu, tmp,
                                     tag)
@@ -431,7 +466,7 @@ def program(name, recs, modes, rootfs, plugin, models, qemu, out):
             if g['file']:
                 counts[(g['name'], g['offset'])] = g['instructions']
         # the plugin names files by host path: back to the guest's
-        host_to_guest = {host_file(p)[0]: p for p in exe_paths}
+        host_to_guest = {hfile(p)[0]: p for p in exe_paths}
         counts = {(host_to_guest.get(p, p), o): c
                   for (p, o), c in counts.items()}
         total = res1['instructions']
@@ -453,7 +488,10 @@ def program(name, recs, modes, rootfs, plugin, models, qemu, out):
             r['share'] = share(r['set'], counts, total)
             r['set'] = [list(x) for x in r['set']]
         top = sorted(counts.items(), key=lambda kv: -kv[1])[:12]
-        return {'program': name, 'what': first['what'],
+        return {'program': name, 'arch': arch,
+                'label': name + (' (%s)' % arch if arch else ''),
+                'native': 'native' if not arch else os.path.basename(qemu),
+                'what': first['what'],
                 'command': spec['argv'], 'rows': rows,
                 'instructions': total, 'native_s': round(native, 3),
                 'replay_s': [round(s, 1) for s in replay_s],
@@ -474,7 +512,7 @@ def plot(out, progs, models):
             if r['row'] not in rownames:
                 rownames.append(r['row'])
     with open(dat, 'w') as f:
-        f.write('# row ' + ' '.join('%s:%s' % (p['program'], m)
+        f.write('# row ' + ' '.join('%s:%s' % (label(p), m)
                                      for m in models for p in progs) + '\n')
         for rn in rownames:
             vals = []
@@ -494,7 +532,7 @@ def plot(out, progs, models):
           'set ylabel "L1 iTLB MPKI (log)"', 'set key outside right']
     for i, m in enumerate(models):
         cols = ', '.join("'%s' using %d:xtic(1) title '%s'"
-                         % (dat, 2 + i * len(progs) + j, p['program'])
+                         % (dat, 2 + i * len(progs) + j, label(p))
                          for j, p in enumerate(progs))
         gp.append('set title "%s"' % m)
         gp.append('plot ' + cols)
@@ -509,7 +547,8 @@ def report_lines(doc):
     models = doc['models']
     L = ['## iTLB model: the regions the kernel mapped, replayed', '',
          '> **%s.** Each program was replayed on this host under '
-         '`qemu-x86_64` with the iTLB plugin (`tools/itlb`), same binary '
+         '`qemu-x86_64` (an arm64 one under `qemu-aarch64`, from the arm64 '
+         'rootfs) with the iTLB plugin (`tools/itlb`), same binary '
          '(size and sha1 checked against the guest\'s) and same input, '
          'once with every row\'s region set (the oracle rows in a second '
          'replay with its own 4 KB row). Regions: what the kernel '
@@ -520,7 +559,7 @@ def report_lines(doc):
          '']
     L += table(doc['programs'], models)
     L.append('')
-    errs = [(p['program'], r['row'], r['region_error'])
+    errs = [(label(p), r['row'], r['region_error'])
             for p in doc['programs'] for r in p['rows']
             if r.get('region_error')]
     if errs:
@@ -536,7 +575,8 @@ def report_lines(doc):
              'kernel mapped in that guest; `tail only`: the padded mode\'s '
              'regions without the head-padded one; `oracle`: the cap\'s N '
              'hottest regions of the padded mode\'s set by the 4 KB '
-             'replay\'s fetch counts. The JVM (issue #15) is future work.')
+             'replay\'s fetch counts. JIT code (jitbench, javac\'s code '
+             'cache) is anonymous: no file to replay it from.')
     L.append('')
     L.append('### The cap: sampler and oracle against mapping everything')
     L.append('')
@@ -550,7 +590,7 @@ def report_lines(doc):
             L.append('- %s %s: fetch share of the sampler\'s regions %.1f %%, '
                      'oracle\'s %.1f %%, all %.1f %%: sampler holds %s %% of '
                      'the oracle (%s %.0f %%); %s' % (
-                         p['program'], v['row'], v['share_sampler'],
+                         label(p), v['row'], v['share_sampler'],
                          v['share_oracle'], v['share_full'],
                          '-' if v['share_ratio'] is None
                          else '%.1f' % v['share_ratio'],
@@ -563,8 +603,10 @@ def report_lines(doc):
              'replay / native |')
     L.append('|---|---|---|---|---|')
     for p in doc['programs']:
-        L.append('| %s | %d | %.2f | %s | %s |' % (
-            p['program'], p['instructions'], p['native_s'],
+        L.append('| %s | %d | %.2f%s | %s | %s |' % (
+            label(p), p['instructions'], p['native_s'],
+            '' if p.get('native', 'native') == 'native'
+            else ' (%s, no plugin)' % p['native'],
             ' + '.join('%.0f (%d)' % (s, n) for s, n in
                        zip(p['replay_s'], p['sets_per_replay'])),
             ' + '.join('%.0f×' % (s / p['native_s']) for s in p['replay_s'])))
@@ -580,6 +622,10 @@ def main():
     ap.add_argument('--out', required=True)
     ap.add_argument('--models', default='skylake,goldencove,neoverse-n1')
     ap.add_argument('--qemu', default='qemu-x86_64')
+    ap.add_argument('--foreign', action='append', default=[],
+                    metavar='ARCH=QEMU=ROOTFS',
+                    help="another arch's modes (kernels KERNEL@ARCH) replay "
+                    'under QEMU (qemu-user) with ROOTFS as its root')
     ap.add_argument('--programs', help='comma-separated (default: every '
                     'program of tools/bench/programs.list with a file target)')
     a = ap.parse_args()
@@ -589,44 +635,65 @@ def main():
     except (OSError, ValueError) as e:
         print('bench-itlb: %s: %s' % (a.results, e), file=sys.stderr)
         return 1
-    if not shutil.which(a.qemu):
-        print('bench-itlb: %s not found (scripts/deps.sh installs '
-              'qemu-user)' % a.qemu, file=sys.stderr)
-        return 1
+    foreign = {}
+    for f in a.foreign:
+        parts = f.split('=')
+        if len(parts) != 3 or not all(parts):
+            print('bench-itlb: --foreign %s: want ARCH=QEMU=ROOTFS' % f,
+                  file=sys.stderr)
+            return 2
+        foreign[parts[0]] = (parts[1], os.path.abspath(parts[2]))
+    for q in [a.qemu] + [q for q, _ in foreign.values()]:
+        if not shutil.which(q):
+            print('bench-itlb: %s not found (scripts/deps.sh installs '
+                  'qemu-user)' % q, file=sys.stderr)
+            return 1
     models = a.models.split(',')
     modes = [(m, res['mode_args'][m]) for m in res['modes']]
     byprog = {}
     for r in res['records']:
         if 'replay' not in r or not usable(r):
             continue
-        byprog.setdefault(r['program'], {})[r['mode']] = r
+        # KERNEL@ARCH: a mode of another arch (scripts/bench.sh)
+        arch = r.get('kernel_name', '').partition('@')[2] or None
+        byprog.setdefault((r['program'], arch), {})[r['mode']] = r
     want = a.programs.split(',') if a.programs else None
     replay = load('replay', os.path.join(ITLB, 'replay.py'))
     plugin = replay.build_plugin()
     doc = {'note': NOTE, 'models': models, 'programs': [],
            'generated': time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}
     rc = tried = 0
-    for prog in bench_programs.read():
-        name, recs = prog['name'], byprog.get(prog['name'])
-        if not recs or (want and name not in want):
-            continue
-        if not prog['target'] or not any(r.get('files') for r in recs.values()):
-            continue        # a JIT: anonymous code, no file regions
-        tried += 1
-        t0 = time.monotonic()
-        print('bench-itlb: %s: replaying' % name, flush=True)
-        try:
-            p = program(name, recs, modes, os.path.abspath(a.rootfs), plugin,
-                        models, a.qemu,
-                        a.out)
-        except (BenchError, OSError) as e:
-            print('bench-itlb: %s: %s' % (name, e), file=sys.stderr)
-            rc = 1
-            continue
-        p['verdicts'] = cap_verdicts(p['rows'], models)
-        doc['programs'].append(p)
-        print('bench-itlb: %s: %.0f s' % (name, time.monotonic() - t0),
-              flush=True)
+    arches = [None] + sorted({k[1] for k in byprog if k[1]})
+    for arch in arches:
+        for prog in bench_programs.read():
+            name, recs = prog['name'], byprog.get((prog['name'], arch))
+            if not recs or (want and name not in want):
+                continue
+            if not prog['target'] or not any(r.get('files')
+                                             for r in recs.values()):
+                continue        # a JIT: anonymous code, no file regions
+            tried += 1
+            t0 = time.monotonic()
+            what = name + (' (%s)' % arch if arch else '')
+            if arch and arch not in foreign:
+                print('bench-itlb: %s: no --foreign %s=QEMU=ROOTFS'
+                      % (what, arch), file=sys.stderr)
+                rc = 1
+                continue
+            qemu, rootfs = (foreign[arch] if arch else
+                            (a.qemu, os.path.abspath(a.rootfs)))
+            print('bench-itlb: %s: replaying' % what, flush=True)
+            try:
+                p = program(name, recs, modes, rootfs, plugin, models, qemu,
+                            a.out, arch)
+            except (BenchError, OSError) as e:
+                print('bench-itlb: %s: %s' % (what, e), file=sys.stderr)
+                rc = 1
+                continue
+            p['verdicts'] = cap_verdicts(p['rows'], models)
+            doc['programs'].append(p)
+            print('bench-itlb: %s: %.0f s' % (what, time.monotonic() - t0),
+                  flush=True)
     if not tried:
         # e.g. HUGETEXT_BENCH_PROGRAMS=jit,javac: nothing is wrong
         print('bench-itlb: no program run has file text to replay '

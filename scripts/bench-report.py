@@ -6,9 +6,10 @@ report.md and coverage.png (with gnuplot).
   bench-report.py --out DIR --series KERNEL=HASH ... \
       --kernel-sha1 KERNEL=SHA1 ... --mode NAME:KERNEL:BOOTARGS:THP:LOG ...
 
-KERNEL: a kernel of tools/bench/modes.list (6.12, 7.3, 7.3-stock); a
+KERNEL: a kernel of tools/bench/modes.list (6.12, 7.3, 7.3-stock), with
+@ARCH for an arch after the first of scripts/arches.list (6.12@arm64); a
 series' hash (sha1 of its series file and patches) is given for each
-kernel with one, a bzImage's sha1 for each kernel booted.
+kernel with one, an image's sha1 for each kernel booted.
 
 Each LOG holds the JSON lines the guest printed (scripts/guest/bench) on
 its results channel (scripts/run-qemu.sh --results; a console log works
@@ -137,8 +138,9 @@ def plot(out, records, modes):
 
 
 def verdicts(records, modes=None):
-    """Per kernel and program: hugetext's coverage vs THP=always's on the
-    same kernel (the issue's bar; bench_programs.bars() pairs the modes)."""
+    """Per kernel, arch and program: hugetext's coverage vs THP=always's
+    on the same kernel (the issue's bar; bench_programs.bars() pairs the
+    modes)."""
     out = []
     ran = {r['mode'] for r in records}
     table = [m for m in (TABLE_MODES if modes is None else modes)
@@ -160,7 +162,8 @@ def verdicts(records, modes=None):
                 note = (' (expected until the kernel maps anonymous '
                         'executable memory with huge pages under hugetext '
                         'bit 1)')
-            out.append({'program': prog, 'kernel': ht_mode['kernel'],
+            out.append({'program': prog,
+                        'kernel': ht.get('kernel_name', ht_mode['kernel']),
                         'hugetext_mode': ht_mode['name'],
                         'thp_always_mode': al_mode['name'],
                         'hugetext': h, 'thp_always': a,
@@ -190,7 +193,7 @@ def report(out, res):
     env = recs[0]['env'] if recs else {}
     for k, sha in sorted(res['bzimage_sha1'].items()):
         rk = next((r for r in recs if r['kernel_name'] == k), {})
-        L.append('- kernel %s: `%s` (%s); bzImage sha1 `%s`; %s'
+        L.append('- kernel %s: `%s` (%s); image sha1 `%s`; %s'
                  % (k, rk.get('env', {}).get('kernel', '?'),
                     rk.get('env', {}).get('kernel_version', '?'), sha,
                     'series `%s` (sha1 of its series file and patches)'
@@ -222,8 +225,9 @@ def report(out, res):
              '(congruent to the file offset), last sample while the program '
              'ran. Entries: page-table entries that map the text\'s resident '
              'part (4 KB PTEs + PMDs). Extra cache: page-cache growth over the '
-             'run minus that of the same kernel\'s distribution default '
-             '(hugetext off, THP madvise: default, stock-madvise). Columns '
+             'run minus that of the same kernel\'s (and arch\'s) distribution '
+             'default (hugetext off, THP madvise: default, stock-madvise, '
+             'arm64-default). Columns '
              'are explained in '
              '[Documentation/bench.md](../../Documentation/bench.md).')
     L.append('')
@@ -277,11 +281,13 @@ def report(out, res):
     L.append('')
     seen = set()
     for r in recs:
-        if r['program'] in seen:
+        arch = r['kernel_name'].partition('@')[2]
+        if (r['program'], arch) in seen:
             continue
-        seen.add(r['program'])
-        L.append('- **%s**: %s; `%s`' % (r['program'], r['what'],
-                                         r['command']))
+        seen.add((r['program'], arch))
+        L.append('- **%s**%s: %s; `%s`' % (r['program'],
+                                           ' (%s)' % arch if arch else '',
+                                           r['what'], r['command']))
     L.append('')
     L.append('Raw data: `results.json` (one record per program and mode, '
              'with the coverage series), `data/*.dat`, the guests\' output '

@@ -134,15 +134,44 @@ printf 'root:x:0:0:root:/root:/bin/sh\n%s:x:%d:%d::/tmp:/bin/sh\n' \
 	"$pguser" "$(id -u "$pguser")" "$(id -g "$pguser")" >"$root/etc/passwd"
 printf 'root:x:0:\n%s:x:%d:\n' "$(id -gn "$pguser")" "$(id -g "$pguser")" \
 	>"$root/etc/group"
-if [ -n "$cross" ]; then
-	# the host arch's bench programs below (a JIT-like program, llc, the
-	# JVM, node, a PostgreSQL data directory made by the host's initdb)
-	# are not in a foreign arch's rootfs yet: make bench is x86-64's
-	echo "mkrootfs: $ARCH_NAME: cc1, gdb, python3 and the selftests; no bench programs"
+# a JIT-like program (static; tools/bench/jitbench.c emits the arch's code)
+"${CROSS}gcc" -static -O2 -Wall -Wextra -o "$root/opt/hugetext/jitbench" "$top/tools/bench/jitbench.c"
+# PostgreSQL 15 for make bench (the arch's server and share files), UTC,
+# and a data directory made here by the host's initdb, owned by an
+# unprivileged user (postgres refuses to run as root; the guest copies it
+# before each run).  One directory serves x86-64 and arm64: pg_control's
+# layout checks (MAXALIGN 8, little-endian, 8 KB blocks, float8 by value,
+# catalog version of the same PostgreSQL 15) are equal, and the server
+# refuses a directory that fails them ("database files are incompatible")
+pgbin=/usr/lib/postgresql/15/bin
+copy_with_libs "$H$pgbin/postgres"
+mkdir -p "$root/usr/share/postgresql"
+rsync -a "$H/usr/share/postgresql/15/" "$root/usr/share/postgresql/15/"
+mkdir -p "$root/usr/share/zoneinfo/Etc"
+cp -L /usr/share/zoneinfo/UTC "$root/usr/share/zoneinfo/UTC"
+cp -L /usr/share/zoneinfo/Etc/UTC "$root/usr/share/zoneinfo/Etc/UTC"
+install -m 0644 "$top/tools/bench/pg-queries.sql" "$root/opt/hugetext/pg-queries.sql"
+"${CROSS}gcc" -O2 -Wall -Wextra -shared -fPIC -o "$root/opt/hugetext/noitimer.so" "$top/tools/bench/noitimer.c"
+# (made under /tmp: the unprivileged user may not reach out/)
+pgtmp=$(mktemp -d /tmp/hugetext-pgdata.XXXXXX)
+trap 'rm -rf "$pgtmp"' EXIT
+if [ "$(id -u)" -eq 0 ]; then
+	chown "$pguser:" "$pgtmp"
+	run_pg() { runuser -u "$pguser" -- "$@"; }
 else
-	# a JIT-like program (static), and llc-14, which does its work in a
-	# DSO with 97 MB of text (libLLVM-14.so.1)
-	gcc -static -O2 -Wall -Wextra -o "$root/opt/hugetext/jitbench" "$top/tools/bench/jitbench.c"
+	run_pg() { "$@"; }
+fi
+run_pg "$pgbin/initdb" -D "$pgtmp/pgdata" --no-sync -A trust -U postgres \
+	--wal-segsize=1 --locale=C -E UTF8 >"$out/initdb.log" 2>&1 ||
+	{ echo "mkrootfs: initdb failed, see $out/initdb.log"; exit 1; }
+mv "$pgtmp/pgdata" "$root/opt/hugetext/pgdata"
+if [ -n "$cross" ]; then
+	# llc, the JVM and node are the host's x86-64 packages, not in a
+	# foreign arch's rootfs (tools/bench/programs.list's arches)
+	echo "mkrootfs: $ARCH_NAME: cc1, gdb, PostgreSQL, jitbench, python3 and the selftests"
+else
+	# llc-14, which does its work in a DSO with 97 MB of text
+	# (libLLVM-14.so.1)
 	llc=$(readlink -f /usr/bin/llc-14)
 	copy_with_libs "$llc"
 	ln -sf "$llc" "$root/usr/bin/llc-14"
@@ -161,31 +190,6 @@ else
 	copy_with_libs "$(readlink -f /usr/bin/node)"
 	[ -e "$root/usr/bin/node" ] || ln -s "$(readlink -f /usr/bin/node)" "$root/usr/bin/node"
 	install -m 0644 "$top/tools/bench/work.js" "$root/opt/hugetext/work.js"
-	# PostgreSQL 15 for make bench: the server, its share files, UTC, and a
-	# data directory made here by initdb, owned by an unprivileged user
-	# (postgres refuses to run as root; the guest copies it before each run)
-	pgbin=/usr/lib/postgresql/15/bin
-	copy_with_libs "$pgbin/postgres"
-	mkdir -p "$root/usr/share/postgresql"
-	rsync -a /usr/share/postgresql/15/ "$root/usr/share/postgresql/15/"
-	mkdir -p "$root/usr/share/zoneinfo/Etc"
-	cp -L /usr/share/zoneinfo/UTC "$root/usr/share/zoneinfo/UTC"
-	cp -L /usr/share/zoneinfo/Etc/UTC "$root/usr/share/zoneinfo/Etc/UTC"
-	install -m 0644 "$top/tools/bench/pg-queries.sql" "$root/opt/hugetext/pg-queries.sql"
-	gcc -O2 -Wall -Wextra -shared -fPIC -o "$root/opt/hugetext/noitimer.so" "$top/tools/bench/noitimer.c"
-	# (made under /tmp: the unprivileged user may not reach out/)
-	pgtmp=$(mktemp -d /tmp/hugetext-pgdata.XXXXXX)
-	trap 'rm -rf "$pgtmp"' EXIT
-	if [ "$(id -u)" -eq 0 ]; then
-		chown "$pguser:" "$pgtmp"
-		run_pg() { runuser -u "$pguser" -- "$@"; }
-	else
-		run_pg() { "$@"; }
-	fi
-	run_pg "$pgbin/initdb" -D "$pgtmp/pgdata" --no-sync -A trust -U postgres \
-		--wal-segsize=1 --locale=C -E UTF8 >"$out/initdb.log" 2>&1 ||
-		{ echo "mkrootfs: initdb failed, see $out/initdb.log"; exit 1; }
-	mv "$pgtmp/pgdata" "$root/opt/hugetext/pgdata"
 fi
 
 # the image: content + 256 MB of room for the tests

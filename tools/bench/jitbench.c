@@ -3,9 +3,10 @@
  * jitbench: a JIT-like program for `make bench`.
  *
  * It does what a JIT's code cache does, with no JIT library: mmap an
- * anonymous read-write range (16 MB by default), write x86-64 machine code
- * into it (one small function "mov eax, imm32; ret" every 256 bytes, so
- * that every 4 KB page of the range holds code), mprotect() it to
+ * anonymous read-write range (16 MB by default), write machine code into it
+ * (one small function every 256 bytes, so that every 4 KB page of the range
+ * holds code: x86-64 "mov eax, imm32; ret", arm64 "movz w0, #lo; movk w0,
+ * #hi, lsl #16; ret", the rest of the 256 bytes traps), mprotect() it to
  * PROT_READ|PROT_EXEC, then call every function in a loop for a few
  * seconds and check the sum against the one computed in C.
  *
@@ -34,6 +35,32 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* "compile" one function returning imm at p, the rest of STRIDE traps */
+#if defined(__x86_64__)
+static void emit(unsigned char *p, uint32_t imm)
+{
+	memset(p, 0xcc, STRIDE);		/* int3 */
+	p[0] = 0xb8;				/* mov eax, imm32 */
+	memcpy(p + 1, &imm, 4);
+	p[5] = 0xc3;				/* ret */
+}
+#elif defined(__aarch64__)
+static void emit(unsigned char *p, uint32_t imm)
+{
+	uint32_t insn[STRIDE / 4];
+	size_t k;
+
+	for (k = 0; k < STRIDE / 4; k++)
+		insn[k] = 0xd4200000;		/* brk #0 */
+	insn[0] = 0x52800000 | (imm & 0xffff) << 5;		/* movz w0, #lo */
+	insn[1] = 0x72a00000 | (imm >> 16) << 5;		/* movk w0, #hi, lsl #16 */
+	insn[2] = 0xd65f03c0;			/* ret */
+	memcpy(p, insn, STRIDE);
+}
+#else
+#error "jitbench: no code generator for this architecture"
+#endif
+
 static uint32_t imm_of(size_t i)
 {
 	return (uint32_t)(i * 2654435761u) ^ 0x5a5a5a5au;
@@ -59,17 +86,17 @@ int main(int argc, char **argv)
 		perror("jitbench: mmap");
 		return 1;
 	}
-	/* "compile": mov eax, imm32 (b8 imm32); ret (c3); int3 padding */
 	for (i = 0; i < nfn; i++) {
 		unsigned char *p = code + i * STRIDE;
 		uint32_t imm = imm_of(i);
 
-		memset(p, 0xcc, STRIDE);
-		p[0] = 0xb8;
-		memcpy(p + 1, &imm, 4);
-		p[5] = 0xc3;
+		emit(p, imm);
 		expect += imm;
 	}
+#if defined(__aarch64__)
+	/* the instruction cache does not see data writes by itself */
+	__builtin___clear_cache((char *)code, (char *)code + len);
+#endif
 	if (mprotect(code, len, PROT_READ | PROT_EXEC)) {
 		perror("jitbench: mprotect");
 		return 1;

@@ -11,6 +11,7 @@ TABLE = os.path.join(HERE, 'programs.list')
 MODES = os.path.join(HERE, 'modes.list')
 THP_ENABLED = ('always', 'madvise', 'never')
 KERNEL = re.compile(r'^[0-9][0-9A-Za-z._]*(-stock)?$')
+ARCH = re.compile(r'^[a-z][a-z0-9_]*$')
 
 
 class TableError(Exception):
@@ -18,46 +19,57 @@ class TableError(Exception):
 
 
 def read(path=TABLE):
-    """[{'name', 'target' (None: anonymous code), 'cap', 'title'}], in the
-    table's order.  TableError, with FILE:LINE, on a malformed line."""
+    """[{'name', 'target' (None: anonymous code), 'cap', 'arches' (None:
+    all), 'title'}], in the table's order.  TableError, with FILE:LINE, on
+    a malformed line."""
     progs = []
     with open(path) as f:
         for n, line in enumerate(f, 1):
             if not line.strip() or line.lstrip().startswith('#'):
                 continue
-            f4 = line.split(None, 3)
-            if (len(f4) < 4 or not f4[2].isdigit()
-                    or f4[0] in (p['name'] for p in progs)):
+            f5 = line.split(None, 4)
+            arches = f5[3].split(',') if len(f5) > 3 else []
+            if (len(f5) < 5 or not f5[2].isdigit()
+                    or not all(ARCH.match(a) for a in arches)
+                    or f5[0] in (p['name'] for p in progs)):
                 raise TableError('%s:%d: want a new name, target, cap '
-                                 '(seconds), title' % (path, n))
-            progs.append({'name': f4[0], 'cap': int(f4[2]),
-                          'target': None if f4[1] == '-' else f4[1],
-                          'title': f4[3].strip()})
+                                 '(seconds), arches ("all" or names of '
+                                 'scripts/arches.list), title' % (path, n))
+            progs.append({'name': f5[0], 'cap': int(f5[2]),
+                          'target': None if f5[1] == '-' else f5[1],
+                          'arches': None if arches == ['all'] else arches,
+                          'title': f5[4].strip()})
     return progs
 
 
+def runs_on(prog, arch):
+    """Has arch's rootfs the program (programs.list's arches)?"""
+    return prog['arches'] is None or arch in prog['arches']
+
+
 def read_modes(path=MODES):
-    """[{'name', 'kernel', 'thp', 'args', 'title'}], in the table's order.
-    TableError, with FILE:LINE, on a malformed line."""
+    """[{'name', 'kernel', 'arch', 'thp', 'args', 'title'}], in the
+    table's order.  TableError, with FILE:LINE, on a malformed line."""
     modes = []
     with open(path) as f:
         for n, line in enumerate(f, 1):
             if not line.strip() or line.lstrip().startswith('#'):
                 continue
             head, bar, title = line.partition('|')
-            f4 = head.split(None, 3)
-            if (not bar or len(f4) < 4 or not title.strip()
-                    or not KERNEL.match(f4[1])
-                    or f4[2] not in THP_ENABLED or ':' in f4[0]
-                    or ':' in f4[3]
-                    or f4[0] in (m['name'] for m in modes)):
+            f5 = head.split(None, 4)
+            if (not bar or len(f5) < 5 or not title.strip()
+                    or not KERNEL.match(f5[1]) or not ARCH.match(f5[2])
+                    or f5[3] not in THP_ENABLED or ':' in f5[0]
+                    or ':' in f5[4]
+                    or f5[0] in (m['name'] for m in modes)):
                 raise TableError('%s:%d: want a new name, a kernel (a name '
                                  'of scripts/kernels.list, -stock for it '
-                                 'without the series), THP enabled (%s), '
+                                 'without the series), an arch (of '
+                                 'scripts/arches.list), THP enabled (%s), '
                                  'the kernel command line, "|", a title'
                                  % (path, n, '/'.join(THP_ENABLED)))
-            modes.append({'name': f4[0], 'kernel': f4[1], 'thp': f4[2],
-                          'args': ' '.join(f4[3].split()),
+            modes.append({'name': f5[0], 'kernel': f5[1], 'arch': f5[2],
+                          'thp': f5[3], 'args': ' '.join(f5[4].split()),
                           'title': title.strip()})
     return modes
 
@@ -67,6 +79,11 @@ def kernel_family(kernel):
     return kernel[:-len('-stock')] if kernel.endswith('-stock') else kernel
 
 
+def family(mode):
+    """(arch, kernel family): the modes compared with each other."""
+    return mode['arch'], kernel_family(mode['kernel'])
+
+
 def hugetext_on(mode):
     """Does mode boot with hugetext's text bit set (hugetext=1 or 3)?"""
     return any(a in ('hugetext=1', 'hugetext=3') for a in mode['args'].split())
@@ -74,20 +91,20 @@ def hugetext_on(mode):
 
 def baseline(modes, mode):
     """The mode whose page cache growth mode's extra cache is measured
-    against: the first of its kernel family with hugetext off and THP
-    madvise (the distribution default), or None."""
-    return next((m for m in modes
-                 if kernel_family(m['kernel']) == kernel_family(mode['kernel'])
+    against: the first of its kernel family and arch with hugetext off
+    and THP madvise (the distribution default), or None."""
+    return next((m for m in modes if family(m) == family(mode)
                  and not hugetext_on(m) and m['thp'] == 'madvise'), None)
 
 
 def bars(modes):
-    """[(hugetext mode, THP-always mode)] a kernel family: hugetext's first
-    mode without extra knobs (THP madvise) against the first mode with THP
-    always and hugetext off, the bar hugetext must meet on that kernel."""
+    """[(hugetext mode, THP-always mode)] a kernel family and arch:
+    hugetext's first mode without extra knobs (THP madvise) against the
+    first mode with THP always and hugetext off, the bar hugetext must
+    meet on that kernel."""
     out = []
-    for fam in dict.fromkeys(kernel_family(m['kernel']) for m in modes):
-        same = [m for m in modes if kernel_family(m['kernel']) == fam]
+    for fam in dict.fromkeys(family(m) for m in modes):
+        same = [m for m in modes if family(m) == fam]
         ht = next((m for m in same if hugetext_on(m) and m['thp'] == 'madvise'
                    and 'htknobs=' not in m['args']), None)
         al = next((m for m in same if not hugetext_on(m)
@@ -98,19 +115,20 @@ def bars(modes):
 
 
 def main(argv):
-    """For scripts/bench.sh: 'names' prints the programs' names joined by
-    commas, 'modes' one NAME:KERNEL:KERNEL COMMAND LINE:THP line per
-    mode."""
+    """For scripts/bench.sh: 'names [ARCH]' prints the programs' names
+    (those ARCH's rootfs has) joined by commas, 'modes' one
+    NAME:KERNEL:ARCH:KERNEL COMMAND LINE:THP line per mode."""
     import sys
     try:
-        if argv == ['names']:
-            print(','.join(p['name'] for p in read()))
+        if argv[:1] == ['names'] and len(argv) <= 2:
+            print(','.join(p['name'] for p in read()
+                           if len(argv) == 1 or runs_on(p, argv[1])))
         elif argv == ['modes']:
             for m in read_modes():
-                print('%s:%s:%s:%s' % (m['name'], m['kernel'], m['args'],
-                                       m['thp']))
+                print('%s:%s:%s:%s:%s' % (m['name'], m['kernel'], m['arch'],
+                                          m['args'], m['thp']))
         else:
-            print('usage: programs.py names|modes', file=sys.stderr)
+            print('usage: programs.py names [ARCH] | modes', file=sys.stderr)
             return 2
     except (OSError, TableError) as e:
         print('programs.py: %s' % e, file=sys.stderr)

@@ -236,6 +236,45 @@ MODES = [('hugetext', 'hugetext=3'), ('thp-always', 'hugetext=0'),
 P = '/usr/bin/prog'
 
 
+class ForeignArchTest(unittest.TestCase):
+    """Another arch's programs replay under its qemu-user from its rootfs:
+    every guest path is looked up there, not on this host."""
+
+    def test_paths(self):
+        spec = {'argv': ['/usr/bin/gdb', '-batch', '/usr/lib/cc1',
+                         '/opt/hugetext/x', '/tmp/pgdata']}
+        own = bi.Runner(spec, '/r', '/t', '/l')
+        a64 = bi.Runner(spec, '/r', '/t', '/l', foreign=True)
+        self.assertEqual([own.path(a) for a in spec['argv']],
+                         ['/usr/bin/gdb', '-batch', '/usr/lib/cc1',
+                          '/r/opt/hugetext/x', '/t/run/pgdata'])
+        self.assertEqual([a64.path(a) for a in spec['argv']],
+                         ['/r/usr/bin/gdb', '-batch', '/r/usr/lib/cc1',
+                          '/r/opt/hugetext/x', '/t/run/pgdata'])
+
+    def test_qemu_prefix(self):
+        self.assertEqual(
+            bi.qemu_prefix('qemu-aarch64', '/r', ['/r/usr/bin/gdb', '-nx'],
+                           {'A': 'b'}, ['p.so', 'out=j']),
+            ['qemu-aarch64', '-L', '/r', '-0', '/r/usr/bin/gdb', '-E', 'A=b',
+             '-plugin', 'p.so,out=j', '/r/usr/bin/gdb', '-nx'])
+        self.assertEqual(
+            bi.qemu_prefix('qemu-x86_64', None, ['/bin/true'], {}),
+            ['qemu-x86_64', '-0', '/bin/true', os.path.realpath('/bin/true')])
+
+    def test_host_file_under_root(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as root:
+            os.makedirs(os.path.join(root, 'usr', 'bin'))
+            with open(os.path.join(root, 'usr', 'bin', 'prog'), 'wb') as f:
+                f.write(b'arm64 code')
+            got = bi.host_file('/usr/bin/prog', root)
+            self.assertEqual(got[0], os.path.join(os.path.realpath(root),
+                                                  'usr', 'bin', 'prog'))
+            self.assertEqual(got[1]['size'], 10)
+            self.assertIsNone(bi.host_file('/usr/bin/none', root))
+
+
 class RowsTest(unittest.TestCase):
     def test_mode_kind(self):
         self.assertEqual([bi.mode_kind(a) for _, a in MODES],
@@ -366,11 +405,31 @@ class ProgramsTableTest(unittest.TestCase):
         import re
         self.assertEqual(re.findall(r"^        '(\w+)': \{$", body, re.M),
                          names)
+        # each arch's rootfs has its programs: arm64's no llc, JVM, node
+        with open(os.path.join(TOP, 'scripts', 'arches.list')) as f:
+            arches = [ln.split()[0] for ln in f
+                      if ln.strip() and not ln.lstrip().startswith('#')]
+        for p in progs:
+            for a in p['arches'] or []:
+                self.assertIn(a, arches, p['name'])
+        on = [p['name'] for p in progs
+              if bi.bench_programs.runs_on(p, 'arm64')]
+        self.assertEqual(on, ['cc1', 'gdb', 'pg', 'jit'])
+        self.assertEqual(len([p for p in progs if bi.bench_programs.runs_on(
+            p, 'x86_64')]), len(progs))
+        import subprocess
+        out = subprocess.run(
+            [sys.executable, os.path.join(TOP, 'tools', 'bench',
+                                          'programs.py'), 'names', 'arm64'],
+            capture_output=True, text=True, check=True).stdout
+        self.assertEqual(out.strip(), 'cc1,gdb,pg,jit')
 
     def test_malformed_line(self):
         assert_table_errors(self, bi.bench_programs.read, (
-            ('# c\ncc1 cc1 300 title\ncc1 cc1 300 again\n', 3),
-            ('gdb gdb soon title\n', 1), ('gdb gdb 3\n', 1)))
+            ('# c\ncc1 cc1 300 all title\ncc1 cc1 300 all again\n', 3),
+            ('gdb gdb soon all title\n', 1), ('gdb gdb 3 all\n', 1),
+            ('gdb gdb 3 title\n', 1),                   # no arches
+            ('gdb gdb 3 x86_64,ARM title\n', 1)))
 
 
 class ModesTableTest(unittest.TestCase):
@@ -399,8 +458,9 @@ class ModesTableTest(unittest.TestCase):
             [sys.executable, os.path.join(TOP, 'tools', 'bench',
                                           'programs.py'), 'modes'],
             capture_output=True, text=True, check=True).stdout
-        self.assertEqual(out.splitlines(), ['%s:%s:%s:%s' % (
-            m['name'], m['kernel'], m['args'], m['thp']) for m in modes])
+        self.assertEqual(out.splitlines(), ['%s:%s:%s:%s:%s' % (
+            m['name'], m['kernel'], m['arch'], m['args'], m['thp'])
+            for m in modes])
         # every kernel is one of scripts/kernels.list, or one -stock
         with open(os.path.join(TOP, 'scripts', 'kernels.list')) as f:
             known = {ln.split()[0] for ln in f
@@ -412,7 +472,18 @@ class ModesTableTest(unittest.TestCase):
         bars = [(h['name'], a['name'])
                 for h, a in bi.bench_programs.bars(modes)]
         self.assertEqual(bars, [('hugetext', 'thp-always'),
-                                ('mainline', 'stock-always')])
+                                ('mainline', 'stock-always'),
+                                ('arm64-hugetext', 'arm64-always')])
+        # every arch is one of scripts/arches.list; a mode's baseline is
+        # of its own arch
+        with open(os.path.join(TOP, 'scripts', 'arches.list')) as f:
+            arches = {ln.split()[0] for ln in f
+                      if ln.strip() and not ln.lstrip().startswith('#')}
+        for m in modes:
+            self.assertIn(m['arch'], arches, m['name'])
+        a64 = next(m for m in modes if m['name'] == 'arm64-hugetext')
+        self.assertEqual(bi.bench_programs.baseline(modes, a64)['name'],
+                         'arm64-default')
         self.assertEqual(bi.bench_programs.baseline(modes, modes[0])['name'],
                          'default')
         ml = next(m for m in modes if m['name'] == 'mainline')
@@ -421,16 +492,18 @@ class ModesTableTest(unittest.TestCase):
 
     def test_malformed_line(self):
         assert_table_errors(self, bi.bench_programs.read_modes, (
-            ('a 6.12 madvise hugetext=3 | A\n'
-             'a 6.12 always hugetext=0 | again\n', 2),
-            ('a 6.12 sometimes hugetext=3 | A\n', 1),
-            ('# c\na 6.12 madvise hugetext=3\n', 2),
-            ('a 6.12 madvise | A\n', 1),
-            ('a 6.12 madvise hugetext=3 |\n', 1),
-            ('a:b 6.12 madvise hugetext=3 | A\n', 1),
-            ('a madvise hugetext=3 | A\n', 1),          # no kernel
-            ('a 7.3-mine madvise hugetext=3 | A\n', 1),
-            ('a -stock madvise hugetext=3 | A\n', 1)))
+            ('a 6.12 x86_64 madvise hugetext=3 | A\n'
+             'a 6.12 x86_64 always hugetext=0 | again\n', 2),
+            ('a 6.12 x86_64 sometimes hugetext=3 | A\n', 1),
+            ('# c\na 6.12 x86_64 madvise hugetext=3\n', 2),
+            ('a 6.12 x86_64 madvise | A\n', 1),
+            ('a 6.12 x86_64 madvise hugetext=3 |\n', 1),
+            ('a:b 6.12 x86_64 madvise hugetext=3 | A\n', 1),
+            ('a x86_64 madvise hugetext=3 | A\n', 1),   # no kernel
+            ('a 6.12 madvise hugetext=3 | A\n', 1),     # no arch
+            ('a 6.12 ARM64 madvise hugetext=3 | A\n', 1),
+            ('a 7.3-mine x86_64 madvise hugetext=3 | A\n', 1),
+            ('a -stock x86_64 madvise hugetext=3 | A\n', 1)))
 
     def test_report_verdicts(self):
         # bench-report.py's bar, a kernel each: hugetext's mode against
