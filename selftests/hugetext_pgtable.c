@@ -128,12 +128,10 @@ int main(void)
 	unsigned char *data;
 	unsigned int i;
 
-	ksft_print_header();
+	ksft_begin_needing("hugetext_enabled", "CONFIG_HUGETEXT");
 	pmd = pmd_size();
 	/* the span one table of PMD entries maps: PMD size x entries a page */
 	span = pmd * (getpagesize() / sizeof(void *));
-	if (!knob_exists("hugetext_enabled"))
-		ksft_exit_skip("no hugetext in this kernel\n");
 	ksft_set_plan(2);
 	/* only MADV_COLLAPSE maps here: this process's hugetext off */
 	if (prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SET, 0, 0, 0))
