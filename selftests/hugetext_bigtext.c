@@ -13,8 +13,10 @@
  * khugepaged full scans and a timeout) while re-executing its text, or with
  * --no-touch only watching it, and checks its own text mapping's
  * FilePmdMapped: "huge" expects every full PMD region of the text
- * PMD-mapped, "none" expects none.  It prints how long after its exec that
- * took.  Finally it compares its mapped text with the bytes of its file and
+ * PMD-mapped, "none" expects none -- after khugepaged has passed over every
+ * mm it scans three times (khugepaged_passes(); without --timeout a wait
+ * that ends at its timeout fails the run: it would prove nothing).  It
+ * prints how long after its exec that took.  Finally it compares its mapped text with the bytes of its file and
  * runs the functions again; --hold keeps it alive that long afterwards.
  * It also prints the page faults its first run over the text took.
  * "addr" prints "TEXT <start> <offset>" and exits; "check" only runs the
@@ -124,7 +126,7 @@ static int compare_with_file(void)
 
 int main(int argc, char **argv)
 {
-	bool expect_huge, madv = false;
+	bool expect_huge, madv = false, timeout_given = false;
 	int timeout = 60000, hold = 0, i, bad, cmp;
 	struct rusage r0, r1;
 	long got;
@@ -139,8 +141,10 @@ int main(int argc, char **argv)
 	for (i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--madv-nohuge"))
 			madv = true;
-		else if (!strcmp(argv[i], "--timeout") && i + 1 < argc)
+		else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
 			timeout = atoi(argv[++i]);
+			timeout_given = true;
+		}
 		else if (!strcmp(argv[i], "--no-touch"))
 			touch = false;
 		else if (!strcmp(argv[i], "--hold") && i + 1 < argc)
@@ -197,10 +201,20 @@ int main(int argc, char **argv)
 		printf("# %s %ld ms after exec (%s the text)\n",
 		       done ? "all PMD-mapped" : "still not all PMD-mapped",
 		       ms_since_start(), touch ? "re-executing" : "not touching");
-	}
-	else if (khugepaged_running())
-		khugepaged_wait(3, timeout, NULL, NULL);
-	else
+	} else if (khugepaged_running()) {
+		long ms;
+		int passes = timeout > 0 ? khugepaged_passes(3, timeout, &ms) : 0;
+
+		if (timeout > 0)
+			printf("# khugepaged passed over every mm it scans %d times in %ld ms\n",
+			       passes, ms);
+		/* the default wait is the proof that nothing is collapsed: it
+		 * must end by khugepaged's passes, not at its timeout */
+		if (passes < 3 && !timeout_given) {
+			printf("# the wait ended at its timeout: proves nothing\n");
+			return 1;
+		}
+	} else
 		sleep(1);	/* nothing can collapse: no khugepaged */
 	run_all();
 	got = pmd_mapped();

@@ -417,6 +417,75 @@ bool khugepaged_wait(int n, int timeout_ms, bool (*poll)(void *), void *arg)
 	return poll ? poll(arg) : false;
 }
 
+/*
+ * khugepaged counts a pass (full_scans) each time its scan wraps around the
+ * mms registered with it, and sleeps while none is: a process it was never
+ * told about (hugetext=0 or an opt-out, as a case expecting nothing wants)
+ * leaves the count still, and a wait for passes would only end at its
+ * timeout -- a minute of nothing per case.  So a child registers an mm of
+ * its own for the wait: an anonymous read-write-execute VMA with
+ * MADV_HUGEPAGE, which khugepaged takes under THP madvise or always (the
+ * flag) and under hugetext bit 1 (executable).  It registers only a VMA
+ * that has an anon_vma, i.e. a touched page, and a VMA holding a full PMD
+ * range: the child maps one PMD range and a page either side and touches
+ * the page below it, which no PMD range holds, so khugepaged passes over
+ * an empty range and has nothing to collapse.  An mm registered by
+ * mistake is scanned in each of the @n passes.
+ */
+int khugepaged_passes(int n, int timeout_ms, long *ms)
+{
+	unsigned long pmd = pmd_size(), page = getpagesize();
+	int go[2], waited = 0;
+	long base;
+	double t0 = mono_now();
+	pid_t pid;
+	char c;
+
+	if (pipe(go))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		char *area, *v;
+		int bad = 1;
+
+		close(go[1]);
+		/* an opt-out the tested process made is inherited: undone */
+		prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0);
+		area = mmap(NULL, 4 * pmd, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (area != MAP_FAILED) {
+			v = (char *)((((unsigned long)area + pmd - 1) & ~(pmd - 1)) +
+				     pmd - page);
+			if (mmap(v, pmd + 2 * page, PROT_READ | PROT_WRITE | PROT_EXEC,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == v) {
+				*(volatile char *)v = 1;
+				bad = madvise(v, pmd + 2 * page, MADV_HUGEPAGE);
+			}
+		}
+		/* until the parent closes its end (or dies) */
+		while (read(go[0], &c, 1) < 0 && errno == EINTR)
+			;
+		_exit(bad);
+	}
+	close(go[0]);
+	if (pid < 0) {
+		close(go[1]);
+		return -1;
+	}
+	base = knob_read_long("khugepaged/full_scans");
+	while (knob_read_long("khugepaged/full_scans") < base + n &&
+	       waited < timeout_ms) {
+		struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+		waited += 20;
+	}
+	close(go[1]);
+	waitpid(pid, NULL, 0);
+	if (ms)
+		*ms = (long)((mono_now() - t0) * 1000);
+	return (int)(knob_read_long("khugepaged/full_scans") - base);
+}
+
 bool khugepaged_running(void)
 {
 	char comm[64];

@@ -159,6 +159,13 @@ bool khugepaged_wait(int n, int timeout_ms, bool (*poll)(void *), void *arg);
 
 bool khugepaged_running(void);
 
+/* For a case that expects nothing to be collapsed: wait until khugepaged
+ * has passed over every mm it scans @n times (khugepaged/full_scans), so
+ * that an mm registered with it by mistake has been scanned @n times, or
+ * @timeout_ms passed.  A child keeps an mm registered meanwhile: passes
+ * only count while one is.  Returns the passes seen; *@ms the time taken. */
+int khugepaged_passes(int n, int timeout_ms, long *ms);
+
 /* Map @path PROT_READ|PROT_EXEC, MAP_PRIVATE, at a PMD-aligned address. */
 void *map_text_aligned(const char *path, size_t *len);
 /* The same for @len bytes of @path from @offset. */
