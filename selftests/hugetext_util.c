@@ -435,7 +435,7 @@ bool khugepaged_wait(int n, int timeout_ms, bool (*poll)(void *), void *arg)
 int khugepaged_passes(int n, int timeout_ms, long *ms)
 {
 	unsigned long pmd = pmd_size(), page = getpagesize();
-	int go[2], waited = 0;
+	int go[2];
 	long base;
 	double t0 = mono_now();
 	pid_t pid;
@@ -472,13 +472,7 @@ int khugepaged_passes(int n, int timeout_ms, long *ms)
 		return -1;
 	}
 	base = knob_read_long("khugepaged/full_scans");
-	while (knob_read_long("khugepaged/full_scans") < base + n &&
-	       waited < timeout_ms) {
-		struct timespec ts = { 0, 20 * 1000 * 1000 };
-
-		nanosleep(&ts, NULL);
-		waited += 20;
-	}
+	khugepaged_wait(n, timeout_ms, NULL, NULL);
 	close(go[1]);
 	waitpid(pid, NULL, 0);
 	if (ms)
