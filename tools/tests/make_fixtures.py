@@ -12,6 +12,9 @@ Processes in both trees:
   2345 myserver    PIE whose 6 MB text is NOT congruent (start - offset is
                    0x44000 mod 2 MB), libc, and a 4 MB anonymous rwx JIT
                    region half backed by AnonHugePages
+Each has a /proc/PID/status: the user processes' say THP_enabled: 1 and,
+in patched/ only, Hugetext_prctl: 0 (they follow hugetext_enabled); the
+kernel thread's has neither line (no mm).
 Run: python3 tools/tests/make_fixtures.py
 """
 
@@ -152,6 +155,35 @@ VMSTAT_HUGETEXT = [
 ]
 
 
+def status(pid, comm, patched):
+    """/proc/PID/status, the lines of a 6.12 kernel (a kernel thread has
+    no mm: no Vm* lines, no THP_enabled); the hugetext series adds
+    Hugetext_prctl (what prctl(PR_GET_HUGETEXT) returns) after
+    THP_enabled."""
+    kthread = comm == 'khugepaged'
+    lines = ['Name:\t%s' % comm, 'Umask:\t0022' if not kthread else
+             'Umask:\t0000', 'State:\tS (sleeping)', 'Tgid:\t%d' % pid,
+             'Ngid:\t0', 'Pid:\t%d' % pid, 'PPid:\t%d' % (2 if kthread
+                                                        else 1),
+             'TracerPid:\t0', 'Uid:\t0\t0\t0\t0', 'Gid:\t0\t0\t0\t0',
+             'FDSize:\t64', 'Groups:\t ', 'NStgid:\t%d' % pid,
+             'NSpid:\t%d' % pid, 'NSpgid:\t%d' % (0 if kthread else pid),
+             'NSsid:\t%d' % (0 if kthread else pid),
+             'Kthread:\t%d' % kthread]
+    if not kthread:
+        lines += ['VmPeak:\t  412340 kB', 'VmSize:\t  412340 kB',
+                  'VmRSS:\t   98304 kB', 'CoreDumping:\t0',
+                  'THP_enabled:\t1']
+        if patched:
+            lines.append('Hugetext_prctl:\t0')
+        lines.append('untag_mask:\t0xffffffffffffffff')
+    lines += ['Threads:\t1', 'SigQ:\t0/63499', 'CapEff:\t000001ffffffffff',
+              'NoNewPrivs:\t0', 'Seccomp:\t0', 'Cpus_allowed_list:\t0-3',
+              'voluntary_ctxt_switches:\t1042',
+              'nonvoluntary_ctxt_switches:\t17']
+    return '\n'.join(lines) + '\n'
+
+
 def write(root, rel, text):
     path = os.path.join(root, rel)
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -198,6 +230,7 @@ def build(root, patched):
         write(root, 'proc/%d/comm' % pid, comm + '\n')
         write(root, 'proc/%d/cmdline' % pid, cmdline)
         write(root, 'proc/%d/smaps' % pid, smaps)
+        write(root, 'proc/%d/status' % pid, status(pid, comm, patched))
 
 
 def main():

@@ -267,7 +267,9 @@ class TestManPage(unittest.TestCase):
                      'rollback', 'bench', 'EXIT STATUS', 'FILES', 'EXAMPLES',
                      'HUGETEXT_ROOT', 'pad_threshold', 'max_nr_hugetext',
                      'sample_millisecs', 'pad_rodata', 'hugetext_pad_head',
-                     'separate-code'):
+                     'separate-code', 'process-off', 'Hugetext_prctl',
+                     'THP_enabled', 'hugetext_prctl', 'thp_enabled',
+                     'hugetext_mode', '/proc/PID/status'):
             self.assertIn(word, man)
 
 
@@ -737,10 +739,55 @@ class TestStatReasons(FixtureCase):
         codes, m = self.reasons(1234, CC1)
         self.assertEqual(codes, ['capped'])
         self.assertEqual(m['reasons'][0]['detail'], 'max_nr_hugetext 6 and '
-                         'the process has 6 2 MB regions of file text '
-                         'PMD-mapped')
+                         'the process has 6 2 MB regions of code PMD-mapped '
+                         '(6 file text, 0 JIT code)')
         self.put(MAXNR, '7')
         codes, _ = self.reasons(1234, CC1)
+        self.assertEqual(codes, ['not-collapsed'])
+
+    def add_jit(self, pid=1234):
+        """Give pid myserver's 4 MB JIT mapping, one region of it huge."""
+        srv = self.read('proc/2345/smaps')
+        i = srv.index('7f3a00000000-')
+        jit = srv[i:srv.index('7f3a1c800000-', i)]
+        self.put('proc/%d/smaps' % pid,
+                 self.read('proc/%d/smaps' % pid) + jit)
+
+    def test_reason_capped_counts_jit_code(self):
+        # File text and JIT code share the cap: cc1's 6 regions of text
+        # plus 1 of JIT code reach a cap of 7.
+        self.add_jit()
+        self.put(MAXNR, '7')
+        codes, m = self.reasons(1234, CC1)
+        self.assertEqual(codes, ['capped'])
+        self.assertEqual(m['reasons'][0]['detail'], 'max_nr_hugetext 7 and '
+                         'the process has 7 2 MB regions of code PMD-mapped '
+                         '(6 file text, 1 JIT code)')
+        d = json.loads(self.hugetext('stat', '--json', '--pid',
+                                     '1234').stdout)
+        self.assertEqual(d['processes'][0]['totals']['pmd_regions'], 7)
+        # hugetext_enabled 1 leaves JIT code out: the knob explains the
+        # JIT mapping, not the cap
+        codes, _ = self.reasons(1234, '[anon]')
+        self.assertEqual(codes, ['hugetext-off'])
+        self.put(ENABLED, '3')
+        codes, m = self.reasons(1234, '[anon]')
+        self.assertEqual(codes, ['capped'])
+        self.put(MAXNR, '8')
+        codes, _ = self.reasons(1234, CC1)
+        self.assertEqual(codes, ['not-collapsed'])
+
+    def test_reason_capped_jit_alone(self):
+        # myserver: no file text PMD-mapped, 1 region of JIT code
+        self.put(ENABLED, '3')
+        self.put(MAXNR, '1')
+        codes, m = self.reasons(2345, '[anon]')
+        self.assertEqual(codes, ['capped'])
+        self.assertEqual(m['reasons'][0]['detail'], 'max_nr_hugetext 1 and '
+                         'the process has 1 2 MB regions of code PMD-mapped '
+                         '(0 file text, 1 JIT code)')
+        self.put(MAXNR, '2')
+        codes, _ = self.reasons(2345, '[anon]')
         self.assertEqual(codes, ['not-collapsed'])
 
     def test_reason_partial_regions(self):
@@ -765,6 +812,192 @@ class TestStatReasons(FixtureCase):
         shutil.copytree(os.path.join(FIXTURES, 'stock'), self.root)
         codes, _ = self.reasons(1234, CC1)
         self.assertEqual(codes, ['no-hugetext'])
+
+
+class TestStatProcessSetting(FixtureCase):
+    """/proc/PID/status: Hugetext_prctl (prctl PR_SET_HUGETEXT, hugetext
+    kernels with the prctl) and THP_enabled (PR_SET_THP_DISABLE)."""
+
+    def set_status(self, pid, prctl=None, thp=None):
+        """Rewrite the two lines of pid's status; None drops the line."""
+        lines = [l for l in self.read('proc/%d/status' % pid).splitlines()
+                 if not l.startswith(('Hugetext_prctl:', 'THP_enabled:'))]
+        i = [n for n, l in enumerate(lines)
+             if l.startswith('CoreDumping:')][0] + 1
+        add = []
+        if thp is not None:
+            add.append('THP_enabled:\t%s' % thp)
+        if prctl is not None:
+            add.append('Hugetext_prctl:\t%s' % prctl)
+        lines[i:i] = add
+        self.put('proc/%d/status' % pid, '\n'.join(lines) + '\n')
+
+    def stat(self, pid):
+        p = self.hugetext('stat', '--json', '--pid', str(pid))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return json.loads(p.stdout)['processes'][0]
+
+    def reasons(self, pid, path):
+        m = [m for m in self.stat(pid)['mappings'] if m['path'] == path][0]
+        return [r['code'] for r in m['reasons']], m
+
+    def text(self, pid):
+        p = self.hugetext('stat', '--pid', str(pid))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return p.stdout.splitlines()
+
+    def test_json_fields(self):
+        d = self.stat(1234)
+        self.assertEqual((d['hugetext_prctl'], d['thp_enabled'],
+                          d['hugetext_mode']), (0, 1, 1))
+        d = self.stat(100)        # kernel thread: neither line
+        self.assertEqual((d['hugetext_prctl'], d['thp_enabled']),
+                         (None, None))
+        self.set_status(2345, prctl=6, thp=0)
+        d = self.stat(2345)
+        self.assertEqual((d['hugetext_prctl'], d['thp_enabled'],
+                          d['hugetext_mode']), (6, 0, 2))
+        p = self.hugetext('stat', '--rollup', '--json')
+        rows = {r['pid']: r for r in json.loads(p.stdout)['rollup']}
+        self.assertEqual((rows[2345]['hugetext_prctl'],
+                          rows[2345]['thp_enabled'],
+                          rows[2345]['hugetext_mode']), (6, 0, 2))
+        self.assertEqual(rows[1234]['hugetext_prctl'], 0)
+
+    def test_stock_fields(self):
+        shutil.rmtree(self.root)
+        shutil.copytree(os.path.join(FIXTURES, 'stock'), self.root)
+        d = self.stat(1234)
+        self.assertEqual((d['hugetext_prctl'], d['thp_enabled'],
+                          d['hugetext_mode']), (None, 1, None))
+        self.assertEqual(self.text(1234)[1].split()[0], 'start')
+
+    def test_process_off(self):
+        # the process's own setting, 4 = off, overrides hugetext_enabled 1
+        self.set_status(1234, prctl=4, thp=1)
+        codes, m = self.reasons(1234, CC1)
+        self.assertEqual(codes, ['process-off'])
+        self.assertEqual(m['reasons'][0]['detail'], "8M of full regions not "
+                         "huge; the process's own setting, Hugetext_prctl 4 "
+                         "(prctl PR_SET_HUGETEXT, overriding hugetext_enabled"
+                         " 1), does not cover file text")
+        self.assertEqual(self.stat(1234)['hugetext_mode'], 0)
+        # 6 = JIT code only: still not file text
+        self.set_status(1234, prctl=6)
+        codes, m = self.reasons(1234, CC1)
+        self.assertEqual(codes, ['process-off'])
+        self.assertIn('Hugetext_prctl 6', m['reasons'][0]['detail'])
+        # 5 = file text: covered, whatever the knob says
+        self.put(ENABLED, '0')
+        self.set_status(1234, prctl=5)
+        codes, _ = self.reasons(1234, CC1)
+        self.assertEqual(codes, ['not-collapsed'])
+
+    def test_process_off_jit(self):
+        self.put(ENABLED, '3')
+        self.set_status(2345, prctl=5)      # file text only
+        codes, m = self.reasons(2345, '[anon]')
+        self.assertEqual(codes, ['process-off'])
+        self.assertIn('does not cover anonymous exec memory',
+                      m['reasons'][0]['detail'])
+        self.put(ENABLED, '1')
+        self.set_status(2345, prctl=7)      # both, over the knob's 1
+        codes, _ = self.reasons(2345, '[anon]')
+        self.assertEqual(codes, ['not-collapsed'])
+        self.set_status(2345, prctl=0)      # follows the knob again
+        codes, m = self.reasons(2345, '[anon]')
+        self.assertEqual(codes, ['hugetext-off'])
+        self.assertEqual(m['reasons'][0]['detail'], '2M of full regions not '
+                         'huge; hugetext_enabled 1 does not cover anonymous '
+                         'exec memory, and the process follows it '
+                         '(Hugetext_prctl 0)')
+
+    def test_own_setting_does_not_help_without_hugetext(self):
+        shutil.rmtree(self.root)
+        shutil.copytree(os.path.join(FIXTURES, 'stock'), self.root)
+        self.set_status(1234, prctl=7, thp=1)
+        codes, _ = self.reasons(1234, CC1)
+        self.assertEqual(codes, ['no-hugetext'])
+
+    def test_thp_disabled(self):
+        self.set_status(1234, prctl=0, thp=0)
+        codes, m = self.reasons(1234, CC1)
+        self.assertEqual(codes, ['opted-out'])
+        self.assertEqual(m['reasons'][0]['detail'], 'PR_SET_THP_DISABLE '
+                         '(THP_enabled: 0 in /proc/PID/status)')
+        self.assertIn('  hugetext follows hugetext_enabled (Hugetext_prctl '
+                      '0); THP disabled: PR_SET_THP_DISABLE (THP_enabled 0)',
+                      self.text(1234))
+        # the cap and the knob are not the reason then
+        self.put(MAXNR, '6')
+        codes, _ = self.reasons(1234, CC1)
+        self.assertEqual(codes, ['opted-out'])
+
+    def test_nh_with_thp_enabled_line(self):
+        # From Linux 5.0 (THP_enabled in status) VmFlags nh is
+        # MADV_NOHUGEPAGE alone; before, it could be PR_SET_THP_DISABLE.
+        smaps = self.read('proc/1234/smaps').replace(
+            'VmFlags: rd ex mr mw me', 'VmFlags: rd ex mr mw me nh', 1)
+        self.put('proc/1234/smaps', smaps)
+        _, m = self.reasons(1234, CC1)
+        self.assertEqual(m['reasons'][0], {'code': 'opted-out', 'detail':
+                                           'MADV_NOHUGEPAGE (VmFlags nh)'})
+        self.set_status(1234, thp=0)
+        _, m = self.reasons(1234, CC1)
+        self.assertEqual(m['reasons'], [{'code': 'opted-out', 'detail':
+                                         'PR_SET_THP_DISABLE (THP_enabled: 0'
+                                         ' in /proc/PID/status); '
+                                         'MADV_NOHUGEPAGE (VmFlags nh)'}])
+        os.unlink(self.path('proc/1234/status'))
+        _, m = self.reasons(1234, CC1)
+        self.assertEqual(m['reasons'][0]['detail'], 'MADV_NOHUGEPAGE or '
+                         'PR_SET_THP_DISABLE (VmFlags nh)')
+
+    def test_text_header(self):
+        self.set_status(1234, prctl=5)
+        self.assertEqual(self.text(1234)[1], '  own hugetext setting: file '
+                         'text of executables and shared libraries '
+                         '(Hugetext_prctl 5, prctl PR_SET_HUGETEXT; '
+                         'hugetext_enabled does not apply)')
+        self.set_status(1234, prctl=4)
+        self.assertTrue(self.text(1234)[1].startswith(
+            '  own hugetext setting: off (Hugetext_prctl 4,'))
+        self.set_status(1234, thp=1)        # an older hugetext kernel
+        self.assertEqual(self.text(1234)[1].split()[0], 'start')
+        self.set_status(1234, thp=0)
+        self.assertEqual(self.text(1234)[1], '  THP disabled: '
+                         'PR_SET_THP_DISABLE (THP_enabled 0)')
+        # a kernel thread has neither line
+        self.assertEqual(self.text(100)[1], '  no executable mappings')
+
+    def test_missing_or_bad_status(self):
+        # older kernels, a status that cannot be read, malformed lines:
+        # today's reasons, the fields None
+        want = self.reasons(2345, '[anon]')[1]['reasons'][0]['detail']
+        self.assertTrue(want.endswith(', and the process follows it '
+                                      '(Hugetext_prctl 0)'))
+        want = want[:want.index(', and the process')]
+        os.unlink(self.path('proc/2345/status'))
+        d = self.stat(2345)
+        self.assertEqual((d['hugetext_prctl'], d['thp_enabled'],
+                          d['hugetext_mode']), (None, None, 1))
+        self.assertEqual([r['detail'] for m in d['mappings']
+                          if m['path'] == '[anon]' for r in m['reasons']],
+                         [want])
+        os.mkdir(self.path('proc/2345/status'))
+        d = self.stat(2345)
+        self.assertEqual((d['hugetext_prctl'], d['thp_enabled']),
+                         (None, None))
+        os.rmdir(self.path('proc/2345/status'))
+        for bad in ('x', '-4', '', '4 5', '0x5', '99999999999999999999999'):
+            self.put('proc/2345/status', 'Name:\tmyserver\nTHP_enabled:\t'
+                     '%s\nHugetext_prctl:\t%s\nTHP_enabled 0\n' % (
+                         bad if bad else '2', bad))
+            d = self.stat(2345)
+            self.assertEqual((d['hugetext_prctl'], d['thp_enabled']),
+                             (None, None), bad)
+            codes, _ = self.reasons(2345, '[anon]')
+            self.assertEqual(codes, ['hugetext-off'], bad)
 
 
 class TestStatRollupWatch(FixtureCase):
@@ -1639,6 +1872,37 @@ class TestLiveHost(unittest.TestCase):
         p = run('stat', '--pid', str(os.getpid()), '--json')
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertTrue(json.loads(p.stdout)['processes'][0]['mappings'])
+
+    def test_stat_thp_disabled_live(self):
+        # a process that called PR_SET_THP_DISABLE (41): THP_enabled 0 in
+        # its status, where the kernel has the line (Linux 5.0 and later)
+        if not os.path.exists('/sys/kernel/mm/transparent_hugepage/'
+                              'hpage_pmd_size'):
+            self.skipTest('host kernel without THP')
+        child = subprocess.Popen(
+            [sys.executable, '-S', '-c', 'import ctypes, sys; u = '
+             'ctypes.c_ulong; r = ctypes.CDLL(None).prctl(41, u(1), u(0), '
+             'u(0), u(0)); print(r, flush=True); sys.stdin.read()'],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            universal_newlines=True)
+        try:
+            self.assertEqual(child.stdout.readline().strip(), '0')
+            with open('/proc/%d/status' % child.pid) as f:
+                has_line = 'THP_enabled:' in f.read()
+            p = run('stat', '--pid', str(child.pid), '--json')
+            self.assertEqual(p.returncode, 0, p.stderr)
+            d = json.loads(p.stdout)['processes'][0]
+            self.assertEqual(d['thp_enabled'], 0 if has_line else None)
+            if not os.path.exists('/sys/kernel/mm/transparent_hugepage/'
+                                  'hugetext_enabled'):
+                self.assertIsNone(d['hugetext_prctl'])
+            if has_line:
+                self.assertIn('THP disabled: PR_SET_THP_DISABLE', run(
+                    'stat', '--pid', str(child.pid)).stdout)
+        finally:
+            child.stdin.close()
+            child.wait(timeout=30)
+            child.stdout.close()
 
     def test_status_live(self):
         p = run('status')
