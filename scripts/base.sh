@@ -168,7 +168,7 @@ src_state() {
 	     "$(git --no-optional-locks -C "$1" diff HEAD 2>/dev/null | sha1sum | cut -d' ' -f1)"
 }
 
-# --- interruption safety (see README "Stopping a run") ----------------------
+# --- interruption safety (see Documentation/testing.md) ---------------------
 # One Ctrl-C stops any target; no interruption (SIGINT, SIGTERM, SIGHUP, or a
 # SIGKILL of the process group) leaves state that breaks the next run.
 #

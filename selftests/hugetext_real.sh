@@ -49,7 +49,7 @@ run_held() {
 	esac
 	# the clock starts at the exec: the forked shell may take a while
 	# to get there (under TCG a single 4K page copy in a fault has been
-	# seen to take seconds, see README), and coverage is promised within
+	# seen to take seconds, see Documentation/testing.md), and coverage is promised within
 	# 2 s of the exec, not of the fork
 	exe=$(readlink -f "$1") t=0
 	while [ "$(readlink /proc/$pid/exe 2>/dev/null)" != "$exe" ] && [ $t -lt 600 ] &&

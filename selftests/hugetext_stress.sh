@@ -103,7 +103,7 @@ rnd() { s=$(( (s * 1103515245 + 12345) % 2147483648 )); r=$(( (s / 65536) % $1 )
 # (htstress_memcg=1): in make check's short storm on 2 vCPUs, one run in
 # four had a task of this cgroup spend over 21 s in the kernel faulting and
 # reclaiming (an RCU stall, clear_page under do_anonymous_page from a
-# pread()'s copy_to_user) -- a known open issue, see README.
+# pread()'s copy_to_user) -- a known open issue, see Documentation/testing.md.
 CG=
 if [ "${MEMCG:-0}" = 1 ] && { mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null ||
 	[ -f /sys/fs/cgroup/cgroup.controllers ]; }; then
