@@ -32,7 +32,9 @@
  *    and one text and one JIT region hot, exactly those two, never more
  *    than two of text and JIT together; a phase change moves the slots
  *    between text and JIT; the anon counters count it; two processes
- *    each get their own;
+ *    each get their own; with JIT code alone (hugetext_enabled=2) and
+ *    cap 2, both JIT regions get slots; a process that opted in alone
+ *    (PR_SET_HUGETEXT, hugetext_enabled=0) gets its hot two under cap 2;
  *  - anonymous data THP is not capped.
  */
 #include <errno.h>
@@ -41,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -274,7 +277,7 @@ int main(void)
 	ksft_print_header();
 	if (!knob_exists(CAP) || !knob_exists(SAMPLE))
 		ksft_exit_skip("kernel without max_nr_hugetext (no %s%s)\n", THP_DIR, CAP);
-	ksft_set_plan(2 * KNOB_TABLE_RESULTS + 9 + 5);
+	ksft_set_plan(2 * KNOB_TABLE_RESULTS + 9 + 7);
 	knobs_save();
 
 	knob_test_table(CAP);
@@ -459,6 +462,44 @@ int main(void)
 		report("two processes with text and JIT: each its own hot 2", r);
 		stop(&p[0]);
 		stop(&p[1]);
+
+		/*
+		 * JIT code alone (hugetext_enabled=2) under the cap: it gets
+		 * slots too (the 6.12 sampler once ran only with bit 0 set,
+		 * and with nothing granting slots the cap kept JIT code on
+		 * small pages altogether)
+		 */
+		knob_write("hugetext_enabled", "2");
+		/* text the earlier cases left huge in the page cache would be
+		 * PMD-mapped at fault by THP's own rules (bit 0 is off) */
+		drop_caches();
+		snprintf(h1, sizeof(h1), "%d,%d", j0, j1);
+		if (spawn_jit(&p[0], "2", h1, h1))
+			ksft_exit_fail_msg("cannot run hugetext_hotcold --jit 2\n");
+		care = 3u << n;
+		want[0] = 3u << n;
+		r = wait_sets(p, want, 1, 2, MAX_PERIODS * SAMPLE_MS / 1000.0 + 5);
+		care = ~0u;
+		report("hugetext=2 (JIT code only), cap 2, both JIT regions hot: both PMD-mapped", r);
+		stop(&p[0]);
+
+		/*
+		 * a process that opted in alone (its prctl, hugetext_enabled
+		 * 0) is capped too and gets its slots: its mm is one the
+		 * sampler visits
+		 */
+		knob_write("hugetext_enabled", "0");
+		if (prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SET | PR_HUGETEXT_TEXT, 0, 0, 0))
+			ksft_exit_fail_msg("PR_SET_HUGETEXT: %s\n", strerror(errno));
+		if (spawn(&p[0], "2,5", "2,5"))
+			ksft_exit_fail_msg("cannot run hugetext_hotcold\n");
+		prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SYSTEM, 0, 0, 0);
+		want[0] = 1u << 2 | 1u << 5;
+		r = wait_sets(p, want, 1, 2, MAX_PERIODS * SAMPLE_MS / 1000.0 + 5);
+		report("hugetext_enabled=0, PR_SET_HUGETEXT text only, cap 2, regions 2 and 5 hot: exactly those", r);
+		stop(&p[0]);
+		knob_write("hugetext_enabled", "3");
+		knob_write("hugetext_enabled", "3");
 	}
 
 	/* the cap is about code: anonymous data THP in a capped process is not */

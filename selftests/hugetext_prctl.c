@@ -11,6 +11,15 @@
  *  - hugetext_enabled=1, PR_HUGETEXT_SET (off): the program stays on
  *    small pages;
  *  - PR_HUGETEXT_SYSTEM: the program follows the knob again;
+ *  - /proc/PID/status shows the setting (Hugetext_prctl:);
+ *  - an exec as an unprivileged user (uid 1000) keeps the setting, a
+ *    secure exec (a set-user-ID-root copy of this program, run by uid
+ *    1000) forgets it: the privileged program reports PR_HUGETEXT_SYSTEM;
+ *  - with hugetext_enabled=0 and PR_HUGETEXT_SET | PR_HUGETEXT_TEXT set by
+ *    uid 1000, a plain copy of hugetext_bigpie (8 MB of PIE text) is
+ *    placed congruent modulo the PMD size at every exec (hugetext's
+ *    placement: the control), a set-user-ID-root copy is not (ASLR's 4 KB
+ *    steps: at most 2 of 12 by chance, 1/512 each);
  *  - PR_HUGETEXT_SET | PR_HUGETEXT_JIT with hugetext_enabled=0: a
  *    read-write-execute anonymous mapping gets a PMD page at fault, with
  *    THP "madvise" and no madvise() call.
@@ -27,12 +36,15 @@
  * free (74 and 75, this series' first choice, are mainline's
  * PR_GET/SET_SHADOW_STACK_STATUS since 6.13).
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <grp.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -73,6 +85,161 @@ static long child_get(void)
 	return rc ? -2 : strtol(out, NULL, 0);
 }
 
+#define UNPRIV_ID 1000
+#define EXECS 12
+
+/*
+ * Run @argv as uid/gid UNPRIV_ID with prctl(PR_SET_HUGETEXT, @value) set
+ * first; its stdout into @out.  Returns its exit status, -1 on error.
+ */
+static int run_unprivileged(char *const argv[], unsigned long value, char *out, size_t len)
+{
+	size_t used = 0;
+	int pfd[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(pfd))
+		return -1;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		close(pfd[0]);
+		dup2(pfd[1], 1);
+		if (setgroups(0, NULL) || setresgid(UNPRIV_ID, UNPRIV_ID, UNPRIV_ID) ||
+		    setresuid(UNPRIV_ID, UNPRIV_ID, UNPRIV_ID))
+			_exit(125);
+		if (prctl(PR_SET_HUGETEXT, value, 0, 0, 0))
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	while (used + 1 < len && (n = read(pfd[0], out + used, len - used - 1)) > 0)
+		used += n;
+	out[used] = '\0';
+	close(pfd[0]);
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* a copy of @from at @to, owned by root, with @mode (04755: set-user-ID) */
+static int install_copy(const char *from, const char *to, mode_t mode)
+{
+	if (copy_file(from, to) || chown(to, 0, 0) || chmod(to, mode)) {
+		ksft_print_msg("%s: %s\n", to, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* what @prog (this program's copy) reports with --get when uid 1000 runs it */
+static long unprivileged_get(const char *prog, unsigned long value)
+{
+	char out[64];
+	char *argv[] = { (char *)prog, "--get", NULL };
+	int rc = run_unprivileged(argv, value, out, sizeof(out));
+
+	if (rc)
+		ksft_print_msg("%s --get as uid %d: exit %d\n", prog, UNPRIV_ID, rc);
+	return rc ? -2 : strtol(out, NULL, 0);
+}
+
+/* of EXECS execs of @prog (hugetext_bigpie) by uid 1000 with @value: how many
+ * placed its text congruent modulo the PMD size, -1 on error */
+static int congruent_execs(const char *prog, unsigned long value)
+{
+	char out[256], *argv[] = { (char *)prog, "addr", NULL };
+	unsigned long s, off;
+	int i, n = 0, rc;
+
+	for (i = 0; i < EXECS; i++) {
+		rc = run_unprivileged(argv, value, out, sizeof(out));
+		if (rc || sscanf(out, "TEXT %lx %lx", &s, &off) != 2) {
+			ksft_print_msg("%s addr as uid %d: exit %d, output: %s\n", prog,
+				       UNPRIV_ID, rc, out);
+			return -1;
+		}
+		n += (s - off) % pmd_size() == 0;
+	}
+	return n;
+}
+
+/* /proc/self/status's Hugetext_prctl:, -1 when absent */
+static long status_hugetext(void)
+{
+	char line[128];
+	long v = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Hugetext_prctl: %ld", &v) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/*
+ * hugetext_enabled is 0 (the caller's setting is PR_HUGETEXT_SET |
+ * PR_HUGETEXT_TEXT): a plain and a set-user-ID-root copy of this program
+ * and of hugetext_bigpie in a directory of /tmp (a tmpfs without nosuid),
+ * run by uid 1000 with the same setting.
+ */
+static void secure_exec_cases(void)
+{
+	const unsigned long value = PR_HUGETEXT_SET | PR_HUGETEXT_TEXT;
+	char dir[] = "/tmp/hugetext_prctl.XXXXXX", self[600], pie[600];
+	char me[600], me_suid[600], pie_plain[600], pie_suid[600];
+	unsigned long ts, te, toff;
+	int plain, suid;
+	long v;
+
+	if (!mkdtemp(dir) || chmod(dir, 0755))
+		ksft_exit_fail_msg("mkdtemp: %s\n", strerror(errno));
+	snprintf(self, sizeof(self), "%s/hugetext_prctl", self_dir());
+	snprintf(pie, sizeof(pie), "%s/hugetext_bigpie", self_dir());
+	snprintf(me, sizeof(me), "%s/plain", dir);
+	snprintf(me_suid, sizeof(me_suid), "%s/suid", dir);
+	snprintf(pie_plain, sizeof(pie_plain), "%s/plain-hugetext_bigpie", dir);
+	snprintf(pie_suid, sizeof(pie_suid), "%s/suid-hugetext_bigpie", dir);
+	if (install_copy(self, me, 0755) || install_copy(self, me_suid, 04755) ||
+	    install_copy(pie, pie_plain, 0755) || install_copy(pie, pie_suid, 04755))
+		ksft_exit_fail_msg("cannot install the copies in %s\n", dir);
+	knob_write("hugetext_enabled", "0");
+
+	v = unprivileged_get(me, value);
+	ksft_test_result(v == (long)value, "uid %d, exec of a plain program: the setting kept (%ld)\n",
+			 UNPRIV_ID, v);
+	v = unprivileged_get(me_suid, value);
+	ksft_test_result(v == PR_HUGETEXT_SYSTEM,
+			 "uid %d, exec of a set-user-ID-root program: the setting forgotten (%ld)\n",
+			 UNPRIV_ID, v);
+
+	if (elf_text_range(pie, &ts, &te, &toff) || ideal_huge_bytes(ts, te, toff) <= 0) {
+		ksft_test_result_skip("placement: hugetext_bigpie holds no full %lu MB PMD region\n",
+				      pmd_size() >> 20);
+		ksft_test_result_skip("secure exec placement: no full PMD region\n");
+	} else {
+		plain = congruent_execs(pie_plain, value);
+		ksft_test_result(plain == EXECS,
+				 "uid %d, PR_HUGETEXT_TEXT, hugetext_enabled=0: a plain PIE placed congruent mod %lu MB at %d of %d execs\n",
+				 UNPRIV_ID, pmd_size() >> 20, plain, EXECS);
+		suid = congruent_execs(pie_suid, value);
+		ksft_test_result(suid >= 0 && suid <= 2,
+				 "uid %d, PR_HUGETEXT_TEXT, hugetext_enabled=0: a set-user-ID-root PIE placed congruent at %d of %d execs (ASLR's 4 KB steps)\n",
+				 UNPRIV_ID, suid, EXECS);
+	}
+	unlink(me);
+	unlink(me_suid);
+	unlink(pie_plain);
+	unlink(pie_suid);
+	rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -104,7 +271,7 @@ int main(int argc, char **argv)
 	v = get();
 	if (v < 0 && errno == EINVAL)
 		ksft_exit_skip("kernel without PR_SET_HUGETEXT\n");
-	ksft_set_plan(8);
+	ksft_set_plan(13);
 	/* hugetext_bigtext (ET_EXEC): its full 2M text regions (14M of its
 	 * 16M on x86-64, where the text starts after the headers' segment;
 	 * all 16M on arm64, whose text segment starts with the headers) */
@@ -151,6 +318,12 @@ int main(int argc, char **argv)
 	v = child_get();
 	ksft_test_result(v == (long)(PR_HUGETEXT_SET | PR_HUGETEXT_TEXT),
 			 "inherited over fork and exec: the child reports %ld\n", v);
+
+	/* who else sees the setting: /proc, a secure exec */
+	v = status_hugetext();
+	ksft_test_result(v == get(), "/proc/self/status: Hugetext_prctl: %ld, PR_GET_HUGETEXT %ld\n",
+			 v, get());
+	secure_exec_cases();
 
 	/* opt out alone */
 	knob_write("hugetext_enabled", "1");

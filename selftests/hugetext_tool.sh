@@ -13,7 +13,7 @@ check() { desc=$1; shift; if "$@" >/tmp/ht.out 2>&1; then ok "$desc"; else nok "
 knobs_save
 trap knobs_restore EXIT
 echo "TAP version 13"
-echo "1..12"
+echo "1..14"
 
 check "status exits 0 and reports support" sh -c "$HT status | grep -qi 'hugetext'"
 check "status --json is valid JSON with supported=true" \
@@ -50,4 +50,15 @@ check "run --off with hugetext_enabled=1: the program stays on 4K" \
 	$HT run --off -- "$DIR/hugetext_bigtext" none --timeout 3000 --no-touch
 echo 0 >$T/hugetext_enabled
 check "run -- CMD that does not exist: exit 127" sh -c "$HT run -- /nonexistent; [ \$? = 127 ]"
+# stat reads the process's own setting (Hugetext_prctl: in /proc/PID/status)
+check "stat of a process run with --mode 1: hugetext_prctl 5, mode 1" sh -c \
+	"$HT run --mode 1 -- sh -c '$HT stat --json --pid \$\$' | python3 -c '
+import json, sys
+p = json.load(sys.stdin)[\"processes\"][0]
+print(\"# hugetext_prctl\", p[\"hugetext_prctl\"], \"hugetext_mode\", p[\"hugetext_mode\"])
+sys.exit(0 if (p[\"hugetext_prctl\"], p[\"hugetext_mode\"]) == (5, 1) else 1)'"
+check "stat of a process run with --system: hugetext_prctl 0" sh -c \
+	"$HT run --system -- sh -c '$HT stat --json --pid \$\$' | python3 -c '
+import json, sys
+sys.exit(0 if json.load(sys.stdin)[\"processes\"][0][\"hugetext_prctl\"] == 0 else 1)'"
 [ $fail = 0 ]
