@@ -88,42 +88,18 @@ static long child_get(void)
 #define UNPRIV_ID 1000
 #define EXECS 12
 
-/*
- * Run @argv as uid/gid UNPRIV_ID with prctl(PR_SET_HUGETEXT, @value) set
- * first; its stdout into @out.  Returns its exit status, -1 on error.
- */
+/* in the child: become uid/gid UNPRIV_ID, then prctl(PR_SET_HUGETEXT, *@arg) */
+static int unprivileged_setup(void *arg)
+{
+	return setgroups(0, NULL) || setresgid(UNPRIV_ID, UNPRIV_ID, UNPRIV_ID) ||
+	       setresuid(UNPRIV_ID, UNPRIV_ID, UNPRIV_ID) ||
+	       prctl(PR_SET_HUGETEXT, *(unsigned long *)arg, 0, 0, 0);
+}
+
+/* @argv run as uid/gid UNPRIV_ID with PR_SET_HUGETEXT @value, its stdout into @out */
 static int run_unprivileged(char *const argv[], unsigned long value, char *out, size_t len)
 {
-	size_t used = 0;
-	int pfd[2], status;
-	ssize_t n;
-	pid_t pid;
-
-	if (pipe(pfd))
-		return -1;
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		close(pfd[0]);
-		dup2(pfd[1], 1);
-		if (setgroups(0, NULL) || setresgid(UNPRIV_ID, UNPRIV_ID, UNPRIV_ID) ||
-		    setresuid(UNPRIV_ID, UNPRIV_ID, UNPRIV_ID))
-			_exit(125);
-		if (prctl(PR_SET_HUGETEXT, value, 0, 0, 0))
-			_exit(126);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(pfd[1]);
-	while (used + 1 < len && (n = read(pfd[0], out + used, len - used - 1)) > 0)
-		used += n;
-	out[used] = '\0';
-	close(pfd[0]);
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return run_helper_setup(argv, out, len, NULL, unprivileged_setup, &value);
 }
 
 /* a copy of @from at @to, owned by root, with @mode (04755: set-user-ID) */

@@ -592,8 +592,20 @@ const char *self_dir(void)
 	return dir;
 }
 
+static int thp_disable_setup(void *arg)
+{
+	return prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
+}
+
 int run_helper(char *const argv[], char *out, size_t outlen, struct rusage *ru,
 	       bool thp_disable)
+{
+	return run_helper_setup(argv, out, outlen, ru, thp_disable ? thp_disable_setup : NULL,
+				NULL);
+}
+
+int run_helper_setup(char *const argv[], char *out, size_t outlen, struct rusage *ru,
+		     int (*setup)(void *arg), void *arg)
 {
 	size_t used = 0;
 	int pfd[2], status;
@@ -609,7 +621,7 @@ int run_helper(char *const argv[], char *out, size_t outlen, struct rusage *ru,
 	if (pid == 0) {
 		close(pfd[0]);
 		dup2(pfd[1], 1);
-		if (thp_disable && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
+		if (setup && setup(arg))
 			_exit(126);
 		execv(argv[0], argv);
 		_exit(127);

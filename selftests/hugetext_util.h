@@ -188,6 +188,10 @@ struct rusage;
  * PR_SET_THP_DISABLE in the child first if asked.  Returns the exit code. */
 int run_helper(char *const argv[], char *out, size_t outlen, struct rusage *ru,
 	       bool thp_disable);
+/* the same with @setup(@arg) run in the child before the exec (exit code
+ * 126 when it returns non-zero) */
+int run_helper_setup(char *const argv[], char *out, size_t outlen, struct rusage *ru,
+		     int (*setup)(void *arg), void *arg);
 /* print captured output as "#   " diagnostic lines */
 void print_indented(const char *out);
 /* the number after @key in captured helper output, -1 if absent */
