@@ -35,7 +35,6 @@
  *    each get their own; with JIT code alone (hugetext_enabled=2) and
  *    cap 2, both JIT regions get slots; a process that opted in alone
  *    (PR_SET_HUGETEXT, hugetext_enabled=0) gets its hot two under cap 2;
- *    with hugetext off for every process the sampler counts no period;
  *  - anonymous data THP is not capped.
  */
 #include <errno.h>
@@ -278,7 +277,7 @@ int main(void)
 	ksft_print_header();
 	if (!knob_exists(CAP) || !knob_exists(SAMPLE))
 		ksft_exit_skip("kernel without max_nr_hugetext (no %s%s)\n", THP_DIR, CAP);
-	ksft_set_plan(2 * KNOB_TABLE_RESULTS + 9 + 8);
+	ksft_set_plan(2 * KNOB_TABLE_RESULTS + 9 + 7);
 	knobs_save();
 
 	knob_test_table(CAP);
@@ -499,28 +498,6 @@ int main(void)
 		r = wait_sets(p, want, 1, 2, MAX_PERIODS * SAMPLE_MS / 1000.0 + 5);
 		report("hugetext_enabled=0, PR_SET_HUGETEXT text only, cap 2, regions 2 and 5 hot: exactly those", r);
 		stop(&p[0]);
-
-		/*
-		 * hugetext off for every process (the knob 0, no prctl), an
-		 * mm khugepaged knows (this one, MADV_HUGEPAGE data): the
-		 * sampler visits no mm, so no period is counted
-		 */
-		{
-			char *d = mmap(NULL, 2 * REGION, PROT_READ | PROT_WRITE,
-				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-			long p0, p1;
-
-			if (d == MAP_FAILED || madvise(d, 2 * REGION, MADV_HUGEPAGE))
-				ksft_exit_fail_msg("MADV_HUGEPAGE data: %s\n", strerror(errno));
-			d[0] = 1;
-			p0 = vmstat_read("hugetext_cap_periods");
-			usleep(5 * SAMPLE_MS * 1000);
-			p1 = vmstat_read("hugetext_cap_periods");
-			munmap(d, 2 * REGION);
-			ksft_test_result(p1 == p0,
-					 "hugetext_enabled=0, no process opted in, cap 2: no sampling period in %d ms (hugetext_cap_periods +%ld)\n",
-					 5 * SAMPLE_MS, p1 - p0);
-		}
 		knob_write("hugetext_enabled", "3");
 	}
 
