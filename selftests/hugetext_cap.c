@@ -35,7 +35,16 @@
  *    each get their own; with JIT code alone (hugetext_enabled=2) and
  *    cap 2, both JIT regions get slots; a process that opted in alone
  *    (PR_SET_HUGETEXT, hugetext_enabled=0) gets its hot two under cap 2;
- *  - anonymous data THP is not capped.
+ *    with hugetext off for every process the sampler counts no period;
+ *  - steady state (cap 2, the same two regions hot): the sampler flushes
+ *    TLB entries at most once in two periods (hugetext_cap_flushed; a
+ *    region busy all along is sampled, and flushed, once in 8 periods),
+ *    demotes nothing, and the set stays;
+ *  - anonymous data THP is not capped;
+ *  - THP's defrag=never (khugepaged/defrag 0) with memory fragmented so
+ *    that no free 2 MB block is left: hugetext tries for huge pages (the
+ *    first-fault read, its collapses, the cap's collapses) and fails, and
+ *    causes no direct compaction (compact_stall unmoved).
  */
 #include <errno.h>
 #include <signal.h>
@@ -46,6 +55,8 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -265,6 +276,258 @@ static void report(const char *what, double r)
 			 "%s within %d sampling periods\n", what, MAX_PERIODS);
 }
 
+/*
+ * Steady state: @p's hot set @want holds the slots.  Watch 20 periods:
+ * the sampler flushes TLB entries at most once in two periods (before
+ * its sampling backed off: each hot region each period, 2 a period), it
+ * demotes nothing, and the set stays.
+ */
+static void steady(struct proc *p, unsigned int want)
+{
+	long f0 = vmstat_read("hugetext_cap_flushed");
+	long d0 = vmstat_read("hugetext_cap_demoted");
+	long p0 = vmstat_read("hugetext_cap_periods");
+	long f = -1, d = -1, np = 0;
+	unsigned int lost = 0, m;
+	double t0 = mono_now();
+
+	if (f0 >= 0) {
+		do {
+			usleep(SAMPLE_MS * 1000 / 2);
+			m = pmd_mask(p);
+			if (m != want)
+				lost = m | 1u << 31;
+			np = vmstat_read("hugetext_cap_periods") - p0;
+		} while (np < 20 && mono_now() - t0 < 30);
+		f = vmstat_read("hugetext_cap_flushed") - f0;
+		d = vmstat_read("hugetext_cap_demoted") - d0;
+	}
+	if (lost)
+		ksft_print_msg("the set changed to %#x\n", lost & ~(1u << 31));
+	ksft_test_result(f0 >= 0 && np >= 20 && f <= np / 2 && d == 0 && !lost,
+			 "cap 2, steady hot set: %ld TLB flushes by the sampler in %ld periods (at most one in two), %ld demotions, the set kept\n",
+			 f, np, d);
+}
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+/* free blocks of a PMD's order or more, all zones (/proc/buddyinfo) */
+static long free_pmd_blocks(void)
+{
+	unsigned int order = __builtin_ctzl(pmd_size()) -
+			     __builtin_ctzl(sysconf(_SC_PAGESIZE));
+	FILE *f = fopen("/proc/buddyinfo", "r");
+	char line[512];
+	long sum = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *q = strstr(line, "zone");
+		unsigned int o = 0;
+		long n;
+		int k;
+
+		if (!q)
+			continue;
+		q += 4;
+		while (*q == ' ')
+			q++;
+		while (*q && *q != ' ')
+			q++;
+		while (sscanf(q, "%ld%n", &n, &k) == 1) {
+			if (o++ >= order)
+				sum += n;
+			q += k;
+		}
+	}
+	fclose(f);
+	return sum;
+}
+
+static long meminfo_kb(const char *key)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	long v = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)) && line[strlen(key)] == ':')
+			v = atol(line + strlen(key) + 1);
+	fclose(f);
+	return v;
+}
+
+/*
+ * Fragment free memory: fill all but 64 MB of it with small pages, free
+ * all of them but one in each physical PMD-sized block (pagemap), and take
+ * the whole free blocks left with THPs (defrag=never: no compaction).
+ * Returns the free PMD-order blocks left, -1 on error; *@mem, *@len and
+ * @thp[4], @thp_len[4]: the mappings to unmap afterwards.
+ */
+static long unusable_blocks;
+
+static long fragment(char **mem, size_t *len, char **thp, size_t *thp_len)
+{
+	long prev = 0;
+	int round;
+	size_t page = sysconf(_SC_PAGESIZE), pmd = pmd_size(), n, i, run = 0;
+	unsigned int shift = __builtin_ctzl(pmd) - __builtin_ctzl(page);
+	long free_kb = meminfo_kb("MemFree"), blocks;
+	unsigned char *seen = NULL;
+	size_t nseen = 0;
+	uint64_t *pm;
+	char *a;
+	int fd;
+
+	*mem = NULL;
+	for (round = 0; round < 4; round++) {
+		thp[round] = NULL;
+		thp_len[round] = 0;
+	}
+	if (free_kb < 256 * 1024)
+		return -1;
+	*len = ((free_kb - 64 * 1024) * 1024UL) & ~(pmd - 1);
+	*mem = mmap(NULL, *len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (*mem == MAP_FAILED) {
+		*mem = NULL;
+		return -1;
+	}
+	if (madvise(*mem, *len, MADV_NOHUGEPAGE) ||
+	    madvise(*mem, *len, MADV_POPULATE_WRITE))
+		return -1;
+	n = *len / page;
+	pm = malloc(n * sizeof(*pm));
+	fd = open("/proc/self/pagemap", O_RDONLY);
+	if (!pm || fd < 0 ||
+	    pread(fd, pm, n * sizeof(*pm),
+		  (unsigned long)*mem / page * sizeof(*pm)) != (ssize_t)(n * sizeof(*pm))) {
+		free(pm);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	for (i = 0; i <= n; i++) {
+		bool keep = false;
+
+		if (i < n && (pm[i] >> 63)) {
+			size_t b = (pm[i] & ((1ULL << 55) - 1)) >> shift;
+
+			if (b >= nseen) {
+				size_t m = (b + 1) * 2;
+
+				seen = realloc(seen, m);
+				if (!seen) {
+					free(pm);
+					return -1;
+				}
+				memset(seen + nseen, 0, m - nseen);
+				nseen = m;
+			}
+			keep = !seen[b];
+			seen[b] = 1;
+		}
+		if (i < n && !keep) {
+			run++;
+			continue;
+		}
+		if (run)
+			madvise(*mem + (i - run) * page, run * page, MADV_DONTNEED);
+		run = 0;
+	}
+	free(seen);
+	free(pm);
+
+	/*
+	 * the whole free blocks left (the 64 MB, blocks freed meanwhile):
+	 * THPs take them, a few rounds while any is left
+	 */
+	for (round = 0; round < 4; round++) {
+		blocks = free_pmd_blocks();
+		if (blocks <= 0)
+			return blocks;
+		/* THPs did not take these: a zone they cannot use (DMA) */
+		if (round && blocks >= prev) {
+			unusable_blocks = blocks;
+			return 0;
+		}
+		prev = blocks;
+		a = mmap(NULL, (blocks + 9) * pmd, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (a == MAP_FAILED)
+			return -1;
+		thp[round] = a;
+		thp_len[round] = (blocks + 9) * pmd;
+		a = (char *)(((unsigned long)a + pmd - 1) & ~(pmd - 1));
+		madvise(a, (blocks + 8) * pmd, MADV_HUGEPAGE);
+		for (i = 0; i < (size_t)blocks + 8; i++)
+			a[i * pmd] = 1;
+	}
+	return free_pmd_blocks();
+}
+
+/*
+ * THP's defrag=never: hugetext's huge page allocations (the first-fault
+ * read, the collapse on return from a fault, the cap's collapse) reclaim
+ * and compact only as THP's defrag allows a fault in the mapping, so with
+ * memory fragmented they fail, or take a free block, with no direct
+ * compaction.  (Before: the cap's collapse allocated with GFP_TRANSHUGE,
+ * and 7.3's first-fault read with the page cache's own mask.)
+ */
+static void defrag_never(struct proc *p)
+{
+	long stall, failed, fallback, blocks, wake;
+	char *mem, *thp[4], pro[16] = "";
+	size_t len = 0, thp_len[4];
+	int fd, k;
+
+	knob_write("hugetext_enabled", "1");
+	knob_write(CAP, "2");
+	knob_write("defrag", "never");
+	knob_write("khugepaged/defrag", "0");
+	fd = open("/proc/sys/vm/compaction_proactiveness", O_RDONLY);
+	if (fd >= 0) {
+		if (read(fd, pro, sizeof(pro) - 1) < 0)
+			pro[0] = 0;
+		close(fd);
+		sysctl_write("/proc/sys/vm/compaction_proactiveness", "0");
+	}
+	/* hotcold's text is read again, into fragmented memory */
+	drop_caches();
+	blocks = fragment(&mem, &len, thp, thp_len);
+	wake = vmstat_read("compact_daemon_wake");
+	stall = vmstat_read("compact_stall");
+	failed = vmstat_read("thp_collapse_alloc_failed");
+	fallback = vmstat_read("hugetext_fault_fallback");
+	if (blocks == 0 && !spawn(p, "2,5", "2,5")) {
+		usleep(40 * SAMPLE_MS * 1000);
+		stop(p);
+	}
+	stall = vmstat_read("compact_stall") - stall;
+	failed = vmstat_read("thp_collapse_alloc_failed") - failed;
+	if (fallback >= 0)
+		failed += vmstat_read("hugetext_fault_fallback") - fallback;
+	if (mem)
+		munmap(mem, len);
+	wake = vmstat_read("compact_daemon_wake") - wake;
+	for (k = 0; k < 4; k++)
+		if (thp[k])
+			munmap(thp[k], thp_len[k]);
+	if (pro[0])
+		sysctl_write("/proc/sys/vm/compaction_proactiveness", pro);
+	ksft_print_msg("fragmented: %ld free 2 MB blocks left (and %ld THPs cannot use), %zu MB filled; huge page allocations that failed +%ld, compact_daemon_wake +%ld\n",
+		       blocks, unusable_blocks, len >> 20, failed, wake);
+	ksft_test_result(blocks == 0 && failed > 0 && stall == 0,
+			 "defrag=never, fragmented memory, cap 2: hugetext tried (+%ld failed) and caused no direct compaction (compact_stall +%ld)\n",
+			 failed, stall);
+}
+
 int main(void)
 {
 	struct proc p[2] = {};
@@ -277,7 +540,7 @@ int main(void)
 	ksft_print_header();
 	if (!knob_exists(CAP) || !knob_exists(SAMPLE))
 		ksft_exit_skip("kernel without max_nr_hugetext (no %s%s)\n", THP_DIR, CAP);
-	ksft_set_plan(2 * KNOB_TABLE_RESULTS + 9 + 7);
+	ksft_set_plan(2 * KNOB_TABLE_RESULTS + 9 + 10);
 	knobs_save();
 
 	knob_test_table(CAP);
@@ -364,6 +627,7 @@ int main(void)
 	ksft_print_msg("hugetext_cap_collapsed +%ld, hugetext_cap_sampled +%ld\n",
 		       vmstat_read("hugetext_cap_collapsed") - collapsed,
 		       vmstat_read("hugetext_cap_sampled") - sampled);
+	steady(&p[0], want[0]);
 
 	/* phase change */
 	demoted = vmstat_read("hugetext_cap_demoted");
@@ -498,6 +762,28 @@ int main(void)
 		r = wait_sets(p, want, 1, 2, MAX_PERIODS * SAMPLE_MS / 1000.0 + 5);
 		report("hugetext_enabled=0, PR_SET_HUGETEXT text only, cap 2, regions 2 and 5 hot: exactly those", r);
 		stop(&p[0]);
+
+		/*
+		 * hugetext off for every process (the knob 0, no prctl), an
+		 * mm khugepaged knows (this one, MADV_HUGEPAGE data): the
+		 * sampler visits no mm, so no period is counted
+		 */
+		{
+			char *d = mmap(NULL, 2 * REGION, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			long p0, p1;
+
+			if (d == MAP_FAILED || madvise(d, 2 * REGION, MADV_HUGEPAGE))
+				ksft_exit_fail_msg("MADV_HUGEPAGE data: %s\n", strerror(errno));
+			d[0] = 1;
+			p0 = vmstat_read("hugetext_cap_periods");
+			usleep(5 * SAMPLE_MS * 1000);
+			p1 = vmstat_read("hugetext_cap_periods");
+			munmap(d, 2 * REGION);
+			ksft_test_result(p1 == p0,
+					 "hugetext_enabled=0, no process opted in, cap 2: no sampling period in %d ms (hugetext_cap_periods +%ld)\n",
+					 5 * SAMPLE_MS, p1 - p0);
+		}
 		knob_write("hugetext_enabled", "3");
 	}
 
@@ -516,5 +802,8 @@ int main(void)
 	ksft_test_result(r >= (double)REGION,
 			 "cap 2, hugetext=3: anonymous data THP still PMD-mapped (%.0f kB)\n",
 			 r / 1024);
+	if (anon != MAP_FAILED)
+		munmap(anon, 2 * REGION);
+	defrag_never(&p[0]);
 	ksft_finished();
 }

@@ -143,7 +143,7 @@ FILE *proc_entry_open(const struct dirent *e, const char *file)
 static const char *const thp_names[] = {
 	"enabled", "defrag", "hugepages-2048kB/enabled",
 	"khugepaged/scan_sleep_millisecs", "khugepaged/pages_to_scan",
-	"khugepaged/alloc_sleep_millisecs",
+	"khugepaged/alloc_sleep_millisecs", "khugepaged/defrag",
 };
 #define NR_SAVED (NR_KNOB_SPECS + sizeof(thp_names) / sizeof(thp_names[0]))
 static char saved_vals[NR_SAVED][64];
