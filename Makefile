@@ -10,7 +10,7 @@ SHELL := /bin/bash
 S := scripts
 O := out
 
-.PHONY: all demo bench check stress deps source kernel bisect rootfs selftests \
+.PHONY: all demo bench check stress deps source kernel bisect rootfs selftests deb system \
 	series-export series-import tool-test install-tools clean help FORCE
 
 all: kernel
@@ -23,6 +23,9 @@ help:
 	@echo "make stress    debug kernel (KASAN, lockdep) + 10 min exec/toggle/write storm"
 	@echo "make kernel    out/bzImage from the base + patches/"
 	@echo "make bisect    build every patch of the series on its own, and CONFIG_HUGETEXT=n"
+	@echo "make deb       linux-image/-headers .debs from Debian's own config (KCONFIG=cloud|generic|FILE,"
+	@echo "               TRIM=qemu|LSMOD-FILE, HUGETEXT_KERNEL=7.3, ARCH=arm64; scripts/deb.sh)"
+	@echo "make system    Debian 12 (debootstrap) with that package, booted in QEMU: MariaDB + sysbench"
 	@echo "make -n check  make check's plan: what it builds, boots and runs (runs nothing)"
 	@echo "Ctrl-C stops any target within seconds (its guests and builds too)."
 	@echo "make series-export   regenerate patches/ from out/src commits"
@@ -150,6 +153,14 @@ check:
 
 stress:
 	@$(S)/stress.sh
+
+# make deb ARCH=arm64: cross-built for an arch of scripts/arches.list
+deb: deps
+	@HUGETEXT_ARCH=$(or $(DEMO_ARCH),$(HUGETEXT_ARCH)) $(S)/deb.sh
+
+# a Debian 12 system with make deb's package installed, MariaDB + sysbench
+system: deps
+	@$(S)/system.sh
 
 tool-test:
 	python3 -m unittest discover -s tools/tests

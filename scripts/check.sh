@@ -111,7 +111,14 @@ for k in "${kernels[@]}"; do
 	fi
 	[ $plan -eq 1 ] || sed -n '1,/^applied/p;/^  /p' "$logs/series-applies$(ksuffix "$k").log" | sed 's/^/# /'
 	step "checkpatch$(ksuffix "$k")" env HUGETEXT_KERNEL="$k" "$top/scripts/checkpatch.sh"
+	# make deb's configuration, not its build: Debian's cloud config of
+	# this kernel merged with the fragments, every symbol verified (seconds)
+	step "deb-config$(ksuffix "$k")" env HUGETEXT_KERNEL="$k" CONFIG_ONLY=1 "$top/scripts/deb.sh"
 done
+for a in $(arch_names | tail -n +2); do
+	step "deb-config-$a" env HUGETEXT_ARCH="$a" CONFIG_ONLY=1 "$top/scripts/deb.sh"
+done
+step deb-refusals "$top/scripts/test-deb.sh"
 step tool-unit-tests python3 -m unittest discover -s "$top/tools/tests"
 step tool-stat-json-host sh -c "'$top/tools/hugetext' stat --json | python3 -m json.tool >/dev/null"
 # Ctrl-C and SIGKILL of "make bisect" in a kernel build; the next run is the

@@ -6,7 +6,8 @@ pkgs=(build-essential gcc make bc flex bison libelf-dev libssl-dev cpio
       e2fsprogs busybox-static qemu-system-x86 python3 git xz-utils kmod
       dwarves rsync ccache gdb llvm-14 gnuplot-nox qemu-user
       postgresql-15 openjdk-17-jdk-headless nodejs
-      gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm)
+      gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm
+      dpkg-dev debhelper debootstrap)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
