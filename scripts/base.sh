@@ -179,6 +179,11 @@ src_state() {
 # 15-minute guest ends (bash defers traps while a foreground child runs).
 rig_signals() {
 	RIG_NAME=$1 RIG_CHILD=
+	# the stderr the script started with: rig_stop reports there, also
+	# when the signal comes while a step's output is redirected to its log
+	# (a Ctrl-C of make check once said "interrupted" only in the log of
+	# the step it stopped, and nothing on the terminal)
+	exec {RIG_ERR}>&2
 	trap 'rig_stop INT 130' INT
 	trap 'rig_stop TERM 143' TERM
 	trap 'rig_stop HUP 129' HUP
@@ -191,8 +196,8 @@ rig_stop() {
 		kill -TERM $(rig_tree "$RIG_CHILD") 2>/dev/null || true
 		wait "$RIG_CHILD" 2>/dev/null || true
 	fi
-	[ -z "${RIG_ON_STOP:-}" ] || eval "$RIG_ON_STOP"
-	echo "$RIG_NAME: interrupted (SIG$1)" >&2
+	[ -z "${RIG_ON_STOP:-}" ] || { eval "$RIG_ON_STOP"; } 2>&"$RIG_ERR"
+	echo "$RIG_NAME: interrupted (SIG$1)" >&"$RIG_ERR"
 	exit "$2"
 }
 # rig_tree PID: PID and all its descendants

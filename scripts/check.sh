@@ -15,7 +15,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/base.sh"
 plan=0
 [ "${1:-}" != --plan ] || plan=1
-logs="$top/out/check"
+# HUGETEXT_CHECK_LOGS: another log directory (the interruption test runs
+# a make check inside this one)
+logs=${HUGETEXT_CHECK_LOGS:-$top/out/check}
 pass=0 fail=0
 if [ $plan -eq 0 ]; then
 	rig_lock "make check"
@@ -124,6 +126,8 @@ step tool-stat-json-host sh -c "'$top/tools/hugetext' stat --json | python3 -m j
 # Ctrl-C and SIGKILL of "make bisect" in a kernel build; the next run is the
 # step after it, which must pass
 step rig-interrupt-build "$top/scripts/test-interrupt.sh" build
+# the same for a make check of its own, stopped in a step
+step rig-interrupt-check "$top/scripts/test-interrupt.sh" check
 # the other kernels' series, each patch built on its own and with
 # CONFIG_HUGETEXT=n (their boots in scripts/boots.list need their images)
 for k in "${kernels[@]:1}"; do

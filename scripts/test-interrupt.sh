@@ -3,6 +3,8 @@
 #
 #   test-interrupt.sh build   "make bisect", stopped in a kernel build
 #   test-interrupt.sh guest   "make demo", stopped while its guest boots
+#   test-interrupt.sh check   "make check" itself (its logs elsewhere),
+#                             stopped in a step (the tool's unit tests)
 #
 # The target runs in a session of its own and is stopped at the point twice:
 # with SIGINT to its process group (what one Ctrl-C in a terminal sends) and
@@ -25,10 +27,14 @@ build)	target=bisect
 guest)	target=demo
 	at() { awk -v s="$1" '$2 == s && /qemu-system-x86_64/ && /htrun=demo/' ; }
 	settle=5 ;;
-*)	echo "usage: test-interrupt.sh build|guest" >&2; exit 2 ;;
+check)	target=check
+	at() { awk -v s="$1" '$2 == s && /unittest discover/' ; }
+	settle=2 ;;
+*)	echo "usage: test-interrupt.sh build|guest|check" >&2; exit 2 ;;
 esac
-dir="$top/out/check/interrupt-$point"
+dir="${HUGETEXT_CHECK_LOGS:-$top/out/check}/interrupt-$point"
 rm -rf "$dir"; mkdir -p "$dir"
+export HUGETEXT_CHECK_LOGS="$dir/check-logs"
 n=0 failed=0
 ok()  { n=$((n + 1)); echo "ok $n - $*"; }
 nok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
@@ -42,11 +48,25 @@ for sig in INT KILL; do
 	log="$dir/make-$target-$sig.log"
 	# a session of its own, with SIGINT as a terminal's job has it (make
 	# check runs this test in the background, where SIGINT is ignored and
-	# that would be inherited)
-	python3 -c 'import os, signal, sys
+	# that would be inherited).  A watcher in that session ends with the
+	# target, or kills the whole session when this test is gone: a SIGKILL
+	# of make check's process group must not leave the target building in
+	# a session of its own, holding out/.rig.lock.
+	python3 -c 'import os, signal, sys, time
 signal.signal(signal.SIGINT, signal.SIG_DFL)
 os.setsid()
-os.execvp(sys.argv[1], sys.argv[1:])' make -C "$top" "$target" >"$log" 2>&1 </dev/null &
+test = int(sys.argv[1])
+if os.fork() == 0:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    target = os.getppid()
+    while os.getppid() == target:
+        try:
+            os.kill(test, 0)
+        except ProcessLookupError:
+            os.killpg(0, signal.SIGKILL)
+        time.sleep(0.5)
+    os._exit(0)
+os.execvp(sys.argv[2], sys.argv[2:])' $$ make -C "$top" "$target" >"$log" 2>&1 </dev/null &
 	leader=$!
 	for ((i = 0; i < 50; i++)); do
 		sid=$(ps -o sid= -p "$leader" | tr -d ' ')
@@ -92,7 +112,7 @@ os.execvp(sys.argv[1], sys.argv[1:])' make -C "$top" "$target" >"$log" 2>&1 </de
 	wait "$leader" 2>/dev/null || rc=$?
 	if [ "$sig" = INT ]; then
 		if [ $rc -ne 0 ] && grep -q 'interrupted' "$log" &&
-		   ! grep -E -q 'not ok|FAILED|build failed|[0-9]+ passed, [0-9]+ failed' "$log"; then
+		   ! grep -E -q 'not ok|FAILED|build failed|^[0-9]+ passed, [0-9]+ failed' "$log"; then
 			ok "SIGINT: exit status $rc, says \"$(grep -m1 -o '[a-z -]*: interrupted[^)]*)' "$log")\", reports no failure"
 		else
 			nok "SIGINT: exit status $rc; the output must say interrupted and report no failure"
