@@ -118,8 +118,10 @@ fi
 mkdir -p "$obj"
 merge() {
 	cp "$1" "$obj/.config"
-	KCONFIG_CONFIG="$obj/.config" "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" \
-		"$obj/.config" "${frags[@]}" >"$dir/merge.log" 2>&1 ||
+	# in the object tree: merge_config.sh writes its temporary files
+	# in the current directory
+	(cd "$obj" && KCONFIG_CONFIG="$obj/.config" "$src/scripts/kconfig/merge_config.sh" \
+		-m -O "$obj" "$obj/.config" "${frags[@]}") >"$dir/merge.log" 2>&1 ||
 		{ tail -n 20 "$dir/merge.log" >&2; die "merge_config.sh failed"; }
 	rig_run "${mk[@]}" olddefconfig >>"$dir/merge.log" 2>&1 ||
 		{ tail -n 20 "$dir/merge.log" >&2; die "olddefconfig failed"; }
