@@ -510,9 +510,9 @@ static void defrag_never(struct proc *p)
 		double t0 = mono_now();
 
 		/*
-		 * until hugetext has asked for huge pages (the cap grants the
-		 * hot regions within a few periods; slower on arm64's TCG),
-		 * then 10 periods more
+		 * 40 periods, and on until hugetext has asked for a huge page
+		 * (the cap grants the hot regions within a few periods; slower
+		 * on arm64's TCG), then 10 periods more
 		 */
 		do {
 			usleep(SAMPLE_MS * 1000);
@@ -520,7 +520,8 @@ static void defrag_never(struct proc *p)
 				vmstat_read("thp_collapse_alloc") - got;
 			if (fallback >= 0)
 				tried += vmstat_read("hugetext_fault_fallback") - fallback;
-		} while (!tried && mono_now() - t0 < 30);
+		} while ((!tried || mono_now() - t0 < 40 * SAMPLE_MS / 1000.0) &&
+			 mono_now() - t0 < 30);
 		usleep(10 * SAMPLE_MS * 1000);
 		stop(p);
 	}
