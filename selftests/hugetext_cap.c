@@ -314,6 +314,8 @@ static void steady(struct proc *p, unsigned int want)
 #endif
 
 /* free blocks of a PMD's order or more, all zones (/proc/buddyinfo) */
+static long unusable_blocks;
+
 static long free_pmd_blocks(void)
 {
 	unsigned int order = __builtin_ctzl(pmd_size()) -
@@ -347,30 +349,14 @@ static long free_pmd_blocks(void)
 	return sum;
 }
 
-static long meminfo_kb(const char *key)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	char line[128];
-	long v = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, strlen(key)) && line[strlen(key)] == ':')
-			v = atol(line + strlen(key) + 1);
-	fclose(f);
-	return v;
-}
-
 /*
  * Fragment free memory: fill all but 64 MB of it with small pages, free
  * all of them but one in each physical PMD-sized block (pagemap), and take
  * the whole free blocks left with THPs (defrag=never: no compaction).
  * Returns the free PMD-order blocks left, -1 on error; *@mem, *@len and
- * @thp[4], @thp_len[4]: the mappings to unmap afterwards.
+ * @thp[4], @thp_len[4]: the mappings to unmap afterwards.  Blocks THPs
+ * could not take (a zone they cannot use) are left in unusable_blocks.
  */
-static long unusable_blocks;
-
 static long fragment(char **mem, size_t *len, char **thp, size_t *thp_len)
 {
 	long prev = 0;

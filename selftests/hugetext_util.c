@@ -658,19 +658,27 @@ long parse_after(const char *out, const char *key)
 	return p ? strtol(p + strlen(key), NULL, 10) : -1;
 }
 
-/* FileHugePages of /proc/meminfo in kB, -1 if absent */
-static long file_huge_kb(void)
+long meminfo_kb(const char *key)
 {
+	size_t n = strlen(key);
 	char line[128];
 	long kb = -1;
 	FILE *f = fopen("/proc/meminfo", "r");
 
 	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "FileHugePages: %ld", &kb) == 1)
+		if (!strncmp(line, key, n) && line[n] == ':') {
+			kb = atol(line + n + 1);
 			break;
+		}
 	if (f)
 		fclose(f);
 	return kb;
+}
+
+/* FileHugePages of /proc/meminfo in kB, -1 if absent */
+static long file_huge_kb(void)
+{
+	return meminfo_kb("FileHugePages");
 }
 
 /*

@@ -197,6 +197,8 @@ void print_indented(const char *out);
 /* the number after @key in captured helper output, -1 if absent */
 long parse_after(const char *out, const char *key);
 void drop_caches(void);
+/* the line KEY of /proc/meminfo, in kB; -1 if absent */
+long meminfo_kb(const char *key);
 /*
  * MADV_COLLAPSE of [@addr, @addr + @len) in this process (@pidfd < 0) or in
  * @pidfd's (process_madvise), called again 20 ms later while it fails with
