@@ -86,7 +86,7 @@ $(O)/$(1)/$(2)-nohugetext: $(3) Kconfig.fragment $(S)/build-kernel.sh $(O)/huget
 		$$(call stale,$(O)/$(1)/$(2)-nohugetext) | $(SRC_STAMP) deps
 	@HUGETEXT_ARCH=$(1) $(S)/build-kernel.sh --name nohugetext $(O)/hugetext-n.config
 $(O)/$(1)/rootfs.img: $(SELFTESTS_IN) tools/knobs.list $(ROOTFS_IN) $(S)/userland.list \
-		$(S)/fetch-userland.sh | $(SRC_STAMP) deps
+		$(S)/fetch-userland.sh | $(SRC_STAMP) deps $(O)/$(1)/$(2)
 	@HUGETEXT_ARCH=$(1) $(S)/mkrootfs.sh
 endef
 # a variant of arches.list (arm64's 64k, 16k): variant_rules ARCH IMAGE ARCHFRAG NAME FRAGMENT
@@ -115,7 +115,9 @@ $(SELFTESTS_STAMP): $(SELFTESTS_IN) tools/knobs.list $(SRC_STAMP) $(MAINLINE_TES
 		MAINLINE="$(MAINLINE_OUT)" && \
 	build_end $(CURDIR)/$(O)/selftests && touch $@
 
-$(O)/rootfs.img: $(SELFTESTS_STAMP) $(ROOTFS_IN) | deps
+# (a rootfs after its arch's kernel: the bench's cc1 input is a file of that
+# kernel's build tree, preprocessed there; see mkrootfs.sh)
+$(O)/rootfs.img: $(SELFTESTS_STAMP) $(ROOTFS_IN) | deps $(O)/bzImage
 	@$(S)/mkrootfs.sh
 
 source: $(SRC_STAMP)

@@ -291,6 +291,9 @@ class Runner:
         self.foreign = foreign
 
     def path(self, a):
+        if a.startswith('--') and '=/' in a:     # --defaults-file=/opt/...
+            k, _, v = a.partition('=')
+            return k + '=' + self.path(v)
         if a.startswith('/opt/hugetext/'):
             return os.path.join(self.rootfs, a.lstrip('/'))
         if a.startswith('/tmp/'):
@@ -343,17 +346,51 @@ class Runner:
         log = '%s-%s.log' % (self.logs, tag)
         t0 = time.monotonic()
         with open(log, 'w') as out:
-            p = subprocess.run(argv, stdin=stdin, stdout=out, env=env,
-                               stderr=subprocess.STDOUT, cwd=self.tmp,
-                               user=uid, group=gid,
-                               extra_groups=[] if uid is not None else None)
+            p = subprocess.Popen(argv, stdin=stdin, stdout=out, env=env,
+                                 stderr=subprocess.STDOUT, cwd=self.tmp,
+                                 user=uid, group=gid,
+                                 extra_groups=[] if uid is not None else None)
+            try:
+                crc = self.client(log)
+                # a server ends after its client's SHUTDOWN: give it a
+                # minute after a failed client, ten after a good one
+                p.wait(timeout=None if not self.spec.get('client')
+                       else 600 if crc == 0 else 60)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+                raise BenchError('%s did not exit after its client '
+                                 '(log %s)' % (argv[0], log))
+            except BaseException:
+                p.kill()
+                p.wait()
+                raise
         secs = time.monotonic() - t0
         if stdin is not subprocess.DEVNULL:
             stdin.close()
         if p.returncode:
             raise BenchError('%s exited %d (log %s)' % (argv[0], p.returncode,
                                                          log))
+        if crc:
+            raise BenchError('%s: its client %s exited %d (log %s)'
+                             % (argv[0], self.spec['client'][0], crc,
+                                log + '.client'))
         return secs
+
+    def client(self, log):
+        """A server's client (the guest's 'client': MariaDB's sysbench):
+        run here natively, beside the server, whatever the server's arch
+        (it talks to it through a socket in the run's directory); its
+        exit status, 0 without one.  It ends the server (SHUTDOWN)."""
+        if not self.spec.get('client'):
+            return 0
+        c = self.spec['client']
+        argv = [self.path(c[0])] + [self.path(a) if a.startswith('/tmp/')
+                                    else a for a in c[1:]]
+        with open(log + '.client', 'w') as out:
+            return subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=out,
+                                  stderr=subprocess.STDOUT,
+                                  cwd=self.tmp).returncode
 
 
 def qemu_prefix(qemu, root, argv, env, plugin_args=None):

@@ -96,12 +96,14 @@ for key in $kernels; do
 done
 
 # each arch's rootfs: rebuilt when stale (the Makefile's graph:
-# out/rootfs.img, out/arm64/rootfs.img), or when it has no PostgreSQL data
-# directory (an image older than the bench)
+# out/rootfs.img, out/arm64/rootfs.img), or when it lacks the PostgreSQL or
+# the MariaDB data directory (an image older than the bench's databases)
 for a in $arches; do
 	rootout=$(arch_select "$a" && echo "$ROOTOUT")
 	rig_run make -s -C "$top" "${rootout#"$top"/}/rootfs.img"
-	if ! debugfs -R 'ls /opt/hugetext' "$rootout/rootfs.img" 2>/dev/null | grep -q pgdata; then
+	have=$(debugfs -R 'ls /opt/hugetext' "$rootout/rootfs.img" 2>/dev/null || true)
+	if ! grep -Eq '(^|[[:space:]])pgdata([[:space:]]|$)' <<<"$have" ||
+		! grep -Eq '(^|[[:space:]])mariadb([[:space:]]|$)' <<<"$have"; then
 		HUGETEXT_ARCH=$a "$top/scripts/mkrootfs.sh"
 	fi
 done

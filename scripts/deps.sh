@@ -6,6 +6,7 @@ pkgs=(build-essential gcc make bc flex bison libelf-dev libssl-dev cpio
       e2fsprogs busybox-static qemu-system-x86 python3 git xz-utils kmod
       dwarves rsync ccache gdb llvm-14 gnuplot-nox qemu-user
       postgresql-15 openjdk-17-jdk-headless nodejs
+      mariadb-server-core mariadb-client-core sysbench
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm
       dpkg-dev debhelper debootstrap)
 missing=()

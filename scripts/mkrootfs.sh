@@ -125,7 +125,29 @@ copy_with_libs "$H/usr/bin/gdb"
 # make bench: its guest script and inputs
 install -m 0755 "$top/scripts/guest/bench" "$root/opt/hugetext/bench"
 install -m 0644 "$top/tools/bench/programs.list" "$top/tools/bench/programs.py" "$root/opt/hugetext/"
-python3 "$top/scripts/gen-demo-input.py" 120 >"$root/opt/hugetext/bench.c"
+# cc1's input: a real translation unit, the kernel's scheduler
+# (kernel/sched/core.c, 4 MB preprocessed), as this arch's kernel of the rig
+# compiles it: preprocessed by the kernel's own make in that kernel's build
+# tree, with the code-generation options of its compile command (.core.o.cmd;
+# the Makefile builds the arch's kernel before its rootfs)
+kbuild=$AOUT/build-main
+if [ ! -f "$kbuild/kernel/sched/.core.o.cmd" ]; then
+	echo "mkrootfs: ${kbuild#"$top"/} has no built kernel/sched/core.o: build this arch's kernel first (make ${AOUT#"$top"/}/$IMAGE)" >&2
+	exit 1
+fi
+make -s -C "$KOUT/src" O="$kbuild" ARCH="$KARCH" ${CROSS:+CROSS_COMPILE=$CROSS} kernel/sched/core.i
+mv "$kbuild/kernel/sched/core.i" "$root/opt/hugetext/cc1-input.i"
+python3 - "$kbuild/kernel/sched/.core.o.cmd" >"$root/opt/hugetext/cc1-input.flags" <<'PY'
+import shlex, sys
+# the compile command's options that are cc1's own (code generation, the
+# language); the preprocessor's, the driver's and the warnings' stay out
+line = open(sys.argv[1]).readline()
+words = shlex.split(line.split(':=', 1)[1].split(';')[0])
+keep = [w for w in words
+        if w.startswith(('-f', '-m', '-O', '-std=', '-pg'))
+        and not w.startswith(('-fmacro-prefix-map', '-fplugin', '-fdiagnostics'))]
+print(' '.join(keep))
+PY
 install -m 0644 "$top/tools/itlb/kregions.py" "$root/opt/hugetext/kregions.py"
 # the guest's users: root, and the PostgreSQL data directory's owner
 pguser=nobody
@@ -165,10 +187,39 @@ run_pg "$pgbin/initdb" -D "$pgtmp/pgdata" --no-sync -A trust -U postgres \
 	--wal-segsize=1 --locale=C -E UTF8 >"$out/initdb.log" 2>&1 ||
 	{ echo "mkrootfs: initdb failed, see $out/initdb.log"; exit 1; }
 mv "$pgtmp/pgdata" "$root/opt/hugetext/pgdata"
+# MariaDB 10.11 for make bench (the arch's mariadbd, the mariadb client for
+# its SHUTDOWN, sysbench and their share files), its options
+# (tools/bench/mariadb.cnf), its client (tools/bench/sysbench-client), and a
+# data directory with sysbench's table made here by the host's MariaDB:
+# like PostgreSQL's, one directory serves x86-64 and arm64 (InnoDB's and
+# Aria's files are the same on both little-endian 64-bit arches)
+copy_with_libs "$H/usr/sbin/mariadbd" "$H/usr/bin/mariadb" "$H/usr/bin/sysbench"
+for d in /usr/share/mysql/english /usr/share/mysql/charsets /usr/share/sysbench; do
+	mkdir -p "$root$d"
+	rsync -a "$H$d/" "$root$d/"
+done
+install -m 0644 "$top/tools/bench/mariadb.cnf" "$root/opt/hugetext/mariadb.cnf"
+install -m 0755 "$top/tools/bench/sysbench-client" "$root/opt/hugetext/sysbench-client"
+mdbtmp=$(mktemp -d /tmp/hugetext-mariadb.XXXXXX)
+trap 'rm -rf "$pgtmp"; [ -z "${mdbpid:-}" ] || kill "$mdbpid" 2>/dev/null; rm -rf "$mdbtmp"' EXIT
+mdbcnf=--defaults-file=$top/tools/bench/mariadb.cnf
+mariadb-install-db "$mdbcnf" --datadir="$mdbtmp/data" --skip-test-db \
+	--auth-root-authentication-method=normal --skip-name-resolve \
+	>"$out/mariadb-prepare.log" 2>&1 ||
+	{ echo "mkrootfs: mariadb-install-db failed, see $out/mariadb-prepare.log"; exit 1; }
+mariadbd "$mdbcnf" --datadir="$mdbtmp/data" --socket="$mdbtmp/sock" \
+	>>"$out/mariadb-prepare.log" 2>&1 &
+mdbpid=$!
+"$top/tools/bench/sysbench-client" "$mdbtmp/sock" prepare >>"$out/mariadb-prepare.log" 2>&1 ||
+	{ echo "mkrootfs: sysbench prepare failed, see $out/mariadb-prepare.log"; exit 1; }
+wait "$mdbpid" ||
+	{ echo "mkrootfs: mariadbd failed, see $out/mariadb-prepare.log"; exit 1; }
+mdbpid=
+mv "$mdbtmp/data" "$root/opt/hugetext/mariadb"
 if [ -n "$cross" ]; then
 	# llc, the JVM and node are the host's x86-64 packages, not in a
 	# foreign arch's rootfs (tools/bench/programs.list's arches)
-	echo "mkrootfs: $ARCH_NAME: cc1, gdb, PostgreSQL, jitbench, python3 and the selftests"
+	echo "mkrootfs: $ARCH_NAME: cc1, gdb, PostgreSQL, MariaDB, jitbench, python3 and the selftests"
 else
 	# llc-14, which does its work in a DSO with 97 MB of text
 	# (libLLVM-14.so.1)

@@ -252,6 +252,20 @@ class ForeignArchTest(unittest.TestCase):
                          ['/r/usr/bin/gdb', '-batch', '/r/usr/lib/cc1',
                           '/r/opt/hugetext/x', '/t/run/pgdata'])
 
+    def test_option_paths(self):
+        # --NAME=/path (mariadbd's --defaults-file) is looked up the same way
+        spec = {'argv': ['/usr/sbin/mariadbd',
+                         '--defaults-file=/opt/hugetext/mariadb.cnf',
+                         '--datadir=/tmp/m', '--x=y']}
+        own = bi.Runner(spec, '/r', '/t', '/l')
+        a64 = bi.Runner(spec, '/r', '/t', '/l', foreign=True)
+        self.assertEqual([own.path(a) for a in spec['argv']],
+                         ['/usr/sbin/mariadbd',
+                          '--defaults-file=/r/opt/hugetext/mariadb.cnf',
+                          '--datadir=/t/run/m', '--x=y'])
+        self.assertEqual(a64.path('--defaults-file=/etc/x'),
+                         '--defaults-file=/r/etc/x')
+
     def test_qemu_prefix(self):
         self.assertEqual(
             bi.qemu_prefix('qemu-aarch64', '/r', ['/r/usr/bin/gdb', '-nx'],
@@ -273,6 +287,44 @@ class ForeignArchTest(unittest.TestCase):
                                                   'usr', 'bin', 'prog'))
             self.assertEqual(got[1]['size'], 10)
             self.assertIsNone(bi.host_file('/usr/bin/none', root))
+
+
+class ClientTest(unittest.TestCase):
+    """A server with a client (the guest's MariaDB + sysbench): the client
+    runs beside it, natively, with its /tmp paths in the run's directory,
+    and its failure fails the replay."""
+
+    def run_spec(self, client_body, server_wait=30):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            root, tmp = os.path.join(d, 'root'), os.path.join(d, 'tmp')
+            os.makedirs(os.path.join(root, 'opt', 'hugetext'))
+            os.makedirs(tmp)
+            client = os.path.join(root, 'opt', 'hugetext', 'client')
+            with open(client, 'w') as f:
+                f.write('#!/bin/sh\n' + client_body)
+            os.chmod(client, 0o755)
+            # the "server": waits for the client's stop file
+            spec = {'argv': ['/bin/sh', '-c', 'i=0; while [ ! -e "$0" ]; do '
+                             'i=$((i+1)); [ $i -lt %d ] || exit 3; '
+                             'sleep 0.1; done' % (server_wait * 10),
+                             '/tmp/stop'],
+                    'client': ['/opt/hugetext/client', '/tmp/stop', '4']}
+            r = bi.Runner(spec, root, tmp, os.path.join(d, 'log'))
+            secs = r.run(lambda a, e: (a, dict(os.environ, **e)), 't')
+            with open(os.path.join(d, 'log-t.log.client')) as f:
+                return secs, f.read()
+
+    def test_client_ends_server(self):
+        secs, out = self.run_spec('echo "$2"; touch "$1"\n')
+        self.assertEqual(out, '4\n')
+        self.assertLess(secs, 20)
+
+    def test_failed_client(self):
+        with self.assertRaisesRegex(bi.BenchError, 'its client .* exited 5'):
+            self.run_spec('touch "$1"; exit 5\n')
+        with self.assertRaisesRegex(bi.BenchError, r'/bin/sh exited 3'):
+            self.run_spec('exit 0\n', server_wait=1)
 
 
 class RowsTest(unittest.TestCase):
@@ -403,8 +455,8 @@ class ProgramsTableTest(unittest.TestCase):
         body = guest[guest.index('def commands():'):
                      guest.index('def programs():')]
         import re
-        self.assertEqual(re.findall(r"^        '(\w+)': \{$", body, re.M),
-                         names)
+        self.assertEqual(re.findall(r"^        '(\w+)': (?:\{|mariadb\(\d\),)$",
+                                    body, re.M), names)
         # each arch's rootfs has its programs: arm64's no llc, JVM, node
         with open(os.path.join(TOP, 'scripts', 'arches.list')) as f:
             arches = [ln.split()[0] for ln in f
@@ -414,7 +466,8 @@ class ProgramsTableTest(unittest.TestCase):
                 self.assertIn(a, arches, p['name'])
         on = [p['name'] for p in progs
               if bi.bench_programs.runs_on(p, 'arm64')]
-        self.assertEqual(on, ['cc1', 'gdb', 'pg', 'jit'])
+        self.assertEqual(on, ['cc1', 'gdb', 'pg', 'jit', 'mariadb1',
+                              'mariadb4'])
         self.assertEqual(len([p for p in progs if bi.bench_programs.runs_on(
             p, 'x86_64')]), len(progs))
         import subprocess
@@ -422,7 +475,7 @@ class ProgramsTableTest(unittest.TestCase):
             [sys.executable, os.path.join(TOP, 'tools', 'bench',
                                           'programs.py'), 'names', 'arm64'],
             capture_output=True, text=True, check=True).stdout
-        self.assertEqual(out.strip(), 'cc1,gdb,pg,jit')
+        self.assertEqual(out.strip(), 'cc1,gdb,pg,jit,mariadb1,mariadb4')
 
     def test_malformed_line(self):
         assert_table_errors(self, bi.bench_programs.read, (
