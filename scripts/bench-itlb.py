@@ -393,6 +393,22 @@ class Runner:
                                   cwd=self.tmp).returncode
 
 
+def foreign_tmp(out, root):
+    """Where another arch's replay runs: not under /tmp.  qemu-user looks
+    an absolute path up in its -L root first, so the guest's own /tmp
+    would shadow the host's for a program that walks a path from "/" one
+    component at a time (MariaDB's Aria engine: openat("/tmp", O_PATH),
+    then the next component relative to that: ENOENT).  The out directory
+    is used, when its first component is not in the root."""
+    base = os.path.realpath(out)
+    first = base.split(os.sep)[1]
+    if os.path.lexists(os.path.join(root, first)):
+        raise BenchError('%s: its first component /%s is also in %s, which '
+                         "qemu-user's -L would look up instead: use an out "
+                         'directory elsewhere' % (base, first, root))
+    return base
+
+
 def qemu_prefix(qemu, root, argv, env, plugin_args=None):
     """qemu-user's command line for argv: the guest's environment goes
     through -E, not into qemu itself; another arch's root is its -L."""
@@ -460,7 +476,8 @@ def program(name, recs, modes, rootfs, plugin, models, qemu, out,
             r['set'] = tuple(x for x in full
                              if x not in head_regions(full, text_start))
     tag = name + ('-' + arch if arch else '')
-    tmp = tempfile.mkdtemp(prefix='bench-itlb-%s-' % tag)
+    tmp = tempfile.mkdtemp(prefix='bench-itlb-%s-' % tag,
+                           dir=foreign_tmp(out, rootfs) if arch else None)
     try:
         os.makedirs(os.path.join(out, 'data'), exist_ok=True)
         runner = Runner(spec, rootfs, tmp,

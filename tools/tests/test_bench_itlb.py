@@ -266,6 +266,15 @@ class ForeignArchTest(unittest.TestCase):
         self.assertEqual(a64.path('--defaults-file=/etc/x'),
                          '--defaults-file=/r/etc/x')
 
+    def test_foreign_tmp(self):
+        # the replay's directory of another arch: not a path its root shadows
+        import tempfile
+        with tempfile.TemporaryDirectory() as root:
+            self.assertEqual(bi.foreign_tmp('/work/x/out', root), '/work/x/out')
+            os.makedirs(os.path.join(root, 'work'))
+            with self.assertRaisesRegex(bi.BenchError, 'first component /work'):
+                bi.foreign_tmp('/work/x/out', root)
+
     def test_qemu_prefix(self):
         self.assertEqual(
             bi.qemu_prefix('qemu-aarch64', '/r', ['/r/usr/bin/gdb', '-nx'],
