@@ -160,6 +160,21 @@ echo "deb: .config verified: every symbol of ${frags[*]#"$top"/} is there; relea
 [ "${CONFIG_ONLY:-0}" = 1 ] && exit 0
 
 # --- 4. build the packages -------------------------------------------------
+# A cross build's linux-headers carries the kernel's host programs rebuilt
+# for the target (the kernel's scripts/package/install-extmod-build), and
+# sign-file needs the target's libcrypto: libssl-dev of that arch
+# (scripts/userland.list), unpacked by fetch-userland.sh in its sysroot,
+# searched after the compilers' own directories (a native host program
+# finds the host's first)
+if [ -n "$CROSS" ]; then
+	rig_run "$top/scripts/fetch-userland.sh"
+	ma=$("${CROSS}gcc" -print-multiarch)
+	sys=$ROOTOUT/sysroot
+	[ -f "$sys/usr/include/$ma/openssl/opensslconf.h" ] ||
+		die "no $ARCH_NAME libssl-dev in ${sys#"$top"/} (scripts/userland.list)"
+	mk+=(HOSTCFLAGS="-idirafter $sys/usr/include/$ma -idirafter $sys/usr/include"
+	     HOSTLDFLAGS="-L$sys/usr/lib/$ma -Wl,-rpath-link,$sys/usr/lib/$ma")
+fi
 rm -f "$dir"/*.deb "$dir"/*.buildinfo "$dir"/*.changes
 build_begin "$obj"
 echo "deb: building $release (make bindeb-pkg, -j$(nproc)); log ${dir#"$top"/}/build.log"
