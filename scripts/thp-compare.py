@@ -14,12 +14,18 @@ import sys
 LINE = re.compile(r'^# thpcmp: (\w+): (.*?)\.{3,} ?(.*)$')
 
 
-def cases(path):
+BAIL = re.compile(r'^# thpcmp: run \d+ of \w+ bailed out: ')
+
+
+def cases(path, bails=None):
     """{(type, case, n): result}: n counts a case name's repeats (the
-    selftest runs the same case in its khugepaged and madvise contexts)"""
+    selftest runs the same case in its khugepaged and madvise contexts);
+    the selftest's bail-outs (hugetext_thpcmp.sh reran it) go to bails"""
     got, seen = {}, {}
     with open(path, errors='replace') as f:
         for line in f:
+            if bails is not None and BAIL.match(line):
+                bails.append(line.rstrip('\r\n')[2:])
             m = LINE.match(line.rstrip('\r\n'))
             if m:
                 name = (m.group(1), m.group(2).strip())
@@ -33,7 +39,8 @@ def main(argv):
         print('usage: thp-compare.py HUGETEXT0_LOG NOHUGETEXT_LOG', file=sys.stderr)
         return 2
     try:
-        a, b = cases(argv[1]), cases(argv[2])
+        ba, bb = [], []
+        a, b = cases(argv[1], ba), cases(argv[2], bb)
     except OSError as e:
         print('thp-compare: %s' % e, file=sys.stderr)
         return 2
@@ -44,6 +51,9 @@ def main(argv):
             diff += 1
             print('differs: %s: %s (#%d): hugetext=0 %s, CONFIG_HUGETEXT=n %s'
                   % (key[0], key[1], key[2], ra, rb))
+    for name, bails in (('hugetext=0', ba), ('CONFIG_HUGETEXT=n', bb)):
+        for line in bails:
+            print('%s: %s' % (name, line))
     for name, got in (('hugetext=0', a), ('CONFIG_HUGETEXT=n', b)):
         res = {}
         for r in got.values():

@@ -40,15 +40,29 @@ n=0 failed=0
 for t in $types; do
 	n=$((n + 1))
 	out=$work/$t.out
-	# the selftest saves and restores every THP knob it touches itself
-	"$bin" all:$t "$work" >"$out" 2>&1
-	rc=$?
+	# the selftest saves and restores every THP knob it touches itself.
+	# Its khugepaged context races itself: khugepaged keeps scanning a
+	# region between a case's "not huge" check and the next case's
+	# sanity check ("Bail out! Unexpected huge page"), and the forked
+	# child of the max_ptes_shared case then leaves before its case
+	# line.  A run that bailed out is run again, twice at most, and
+	# says so; a bail-out on every run leaves its missing cases to
+	# scripts/thp-compare.py.
+	runs=0
+	while :; do
+		runs=$((runs + 1))
+		"$bin" all:$t "$work" >"$out" 2>&1
+		rc=$?
+		grep -q 'Bail out!' "$out" || break
+		grep 'Bail out!' "$out" | sed "s/^/# thpcmp: run $runs of $t bailed out: /"
+		[ $runs -lt 3 ] || break
+	done
 	# one line per case: drop colour codes, keep "Name... Result" lines
 	sed "s/$esc\[[0-9;]*m//g" "$out" | grep -E '\.\.\. ' | tr -s ' ' |
 		sed "s/^/# thpcmp: $t: /"
 	cases=$(sed "s/$esc\[[0-9;]*m//g" "$out" | grep -cE '\.\.\. ')
 	if [ "$cases" -gt 0 ] && [ $rc -lt 128 ]; then
-		echo "ok $n - ${bin##*/} all:$t ran $cases cases (exit $rc)"
+		echo "ok $n - ${bin##*/} all:$t ran $cases cases (exit $rc, run $runs)"
 	else
 		echo "not ok $n - ${bin##*/} all:$t: $cases cases, exit $rc"
 		sed 's/^/#   /' "$out" | tail -n 20
