@@ -153,12 +153,12 @@ if step kernel-builds-bisectable-and-hugetext-n "$top/scripts/bisect-build.sh"; 
 			step "rootfs-$a" make -s -C "$top" "out/$a/rootfs.img"
 		done < <(arch_others)
 		boots
-		# hugetext=0 against CONFIG_HUGETEXT=n (two boots of the table
-		# for each kernel: the main series', the mainline series')
-		step thp-selftests-same-with-hugetext-off python3 "$top/scripts/thp-compare.py" \
-			"$logs/guest-hugetext0.tap" "$logs/guest-nohugetext.tap"
-		step thp-selftests-same-with-hugetext-off-7.3 python3 "$top/scripts/thp-compare.py" \
-			"$logs/guest-mainline0.tap" "$logs/guest-mainline-nohugetext.tap"
+		# the THP selftests' case lists of two boots, hugetext=0 or
+		# hugetext=3 against CONFIG_HUGETEXT=n (scripts/thpcmp.list)
+		while read -r name a b; do
+			step "$name" python3 "$top/scripts/thp-compare.py" \
+				"$logs/guest-$a.tap" "$logs/guest-$b.tap"
+		done < <(sed -e '/^\s*#/d' -e '/^\s*$/d' "$top/scripts/thpcmp.list")
 	}
 fi
 [ $plan -eq 0 ] || exit 0

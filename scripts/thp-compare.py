@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """Compare the THP selftest case lists two guests printed on their results
 channel (selftests/hugetext_thpcmp.sh: "# thpcmp: TYPE: CASE... RESULT";
-make check's out/check/guest-NAME.tap).
+make check's out/check/guest-NAME.tap; the pairs: scripts/thpcmp.list).
 
-    thp-compare.py HUGETEXT0_TAP NOHUGETEXT_TAP
+    thp-compare.py TAP REFERENCE_TAP
+
+Each side is named by what its guest said of hugetext ("hugetext_enabled=N"
+or "CONFIG_HUGETEXT=n").
 
 Exit 0 when both list the same cases with the same results (and at least
 one case); otherwise print each difference and exit 1."""
@@ -14,7 +17,19 @@ import sys
 LINE = re.compile(r'^# thpcmp: (\w+): (.*?)\.{3,} ?(.*)$')
 
 
+KNOB = re.compile(r'^# (hugetext_enabled=\d+|kernel without CONFIG_HUGETEXT)$')
 BAIL = re.compile(r'^# thpcmp: run \d+ of \w+ bailed out: ')
+
+
+def label(path):
+    """what the guest of @path said of hugetext, else the file's name"""
+    with open(path, errors='replace') as f:
+        for line in f:
+            m = KNOB.match(line.rstrip('\r\n'))
+            if m:
+                return ('CONFIG_HUGETEXT=n' if m.group(1).startswith('kernel')
+                        else m.group(1).replace('_enabled', ''))
+    return path
 
 
 def cases(path, bails=None):
@@ -36,11 +51,12 @@ def cases(path, bails=None):
 
 def main(argv):
     if len(argv) != 3:
-        print('usage: thp-compare.py HUGETEXT0_LOG NOHUGETEXT_LOG', file=sys.stderr)
+        print('usage: thp-compare.py TAP REFERENCE_TAP', file=sys.stderr)
         return 2
     try:
         ba, bb = [], []
         a, b = cases(argv[1], ba), cases(argv[2], bb)
+        la, lb = label(argv[1]), label(argv[2])
     except OSError as e:
         print('thp-compare: %s' % e, file=sys.stderr)
         return 2
@@ -49,12 +65,12 @@ def main(argv):
         ra, rb = a.get(key, '(missing)'), b.get(key, '(missing)')
         if ra != rb:
             diff += 1
-            print('differs: %s: %s (#%d): hugetext=0 %s, CONFIG_HUGETEXT=n %s'
-                  % (key[0], key[1], key[2], ra, rb))
-    for name, bails in (('hugetext=0', ba), ('CONFIG_HUGETEXT=n', bb)):
+            print('differs: %s: %s (#%d): %s %s, %s %s'
+                  % (key[0], key[1], key[2], la, ra, lb, rb))
+    for name, bails in ((la, ba), (lb, bb)):
         for line in bails:
             print('%s: %s' % (name, line))
-    for name, got in (('hugetext=0', a), ('CONFIG_HUGETEXT=n', b)):
+    for name, got in ((la, a), (lb, b)):
         res = {}
         for r in got.values():
             res[r] = res.get(r, 0) + 1
