@@ -14,11 +14,12 @@ one case); otherwise print each difference and exit 1."""
 import re
 import sys
 
-LINE = re.compile(r'^# thpcmp: (\w+): (.*?)\.{3,} ?(.*)$')
+# the result: after the last run of dots (a case name may hold "...")
+LINE = re.compile(r'^# thpcmp: ([\w.-]+): (.*?)\.{3,} ?((?:(?!\.\.\.).)*)$')
 
 
 KNOB = re.compile(r'^# (hugetext_enabled=\d+|kernel without CONFIG_HUGETEXT)$')
-BAIL = re.compile(r'^# thpcmp: run \d+ of \w+ bailed out: ')
+BAIL = re.compile(r'^# thpcmp: run \d+ of [\w.-]+ bailed out: ')
 
 
 def label(path):

@@ -1,18 +1,21 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# hugetext off changes nothing THP does: the THP selftests' own khugepaged
-# test (tools/testing/selftests/mm/khugepaged.c of this kernel's source,
-# built static as thp_khugepaged) runs its file-collapse cases, in both of
-# its contexts (khugepaged and MADV_COLLAPSE), and its anonymous-memory
-# cases, which hugetext bit 1 touches.  make check runs this on the
-# CONFIG_HUGETEXT=y kernel booted with hugetext=0 and on the
-# CONFIG_HUGETEXT=n build of the same series, and scripts/thp-compare.py
-# then requires the two case lists, with their results, to be identical.
-# Each case is printed as "# thpcmp: MEMTYPE: CASE... RESULT".
-# TAP: 1 test per memory type: the selftest ran to its end.
+# hugetext on or off changes nothing upstream's mm selftests see: the THP
+# selftests' own khugepaged test (tools/testing/selftests/mm/khugepaged.c
+# of this kernel's source, built static as thp_khugepaged) runs its
+# file-collapse cases, in both of its contexts (khugepaged and
+# MADV_COLLAPSE), and its anonymous-memory cases, which hugetext bit 1
+# touches; then every program of upstream-mm.list built from the same
+# tree.  make check runs this on the CONFIG_HUGETEXT=y kernel booted with
+# hugetext=0 and hugetext=3 and on the CONFIG_HUGETEXT=n build of the same
+# series, and scripts/thp-compare.py requires the case lists, with their
+# results, to be identical (pairs: scripts/thpcmp.list).  Each case is
+# printed as "# thpcmp: MEMTYPE|PROGRAM: CASE... RESULT".
+# TAP: 1 test per memory type and per program: it ran to its end (was not
+# killed or timed out).
 #   hugetext_thpcmp.sh [BIN]   BIN: the khugepaged test of the booted
 #   kernel's tree (default thp_khugepaged, 6.12's; the mainline series'
-#   boots pass thp_khugepaged_mainline, 7.3's)
+#   boots pass thp_khugepaged_mainline, 7.3's, and run up_PROG_mainline)
 dir=$(cd "$(dirname "$0")" && pwd)
 bin=$dir/${1:-thp_khugepaged}
 work=/var/tmp/hugetext-thpcmp
@@ -27,7 +30,12 @@ if [ ! -x "$bin" ]; then
 	echo "1..0 # SKIP $bin not built"
 	exit 4
 fi
-set -- $types
+# upstream's other mm programs (upstream-mm.list), built from the same
+# tree as BIN: up_PROG, or up_PROG_mainline beside thp_khugepaged_mainline
+sfx=${bin##*/thp_khugepaged}
+progs=$(sed -e '/^\s*#/d' -e '/^\s*$/d' "$dir/upstream-mm.list" 2>/dev/null |
+	while read -r p rest; do [ ! -x "$dir/up_$p$sfx" ] || echo "$p"; done)
+set -- $types $progs
 echo "1..$#"
 if [ -e /sys/kernel/mm/transparent_hugepage/hugetext_enabled ]; then
 	echo "# hugetext_enabled=$(cat /sys/kernel/mm/transparent_hugepage/hugetext_enabled)"
@@ -35,6 +43,24 @@ else
 	echo "# kernel without CONFIG_HUGETEXT"
 fi
 rm -rf "$work"; mkdir -p "$work"
+# what upstream's tests expect of a test machine (run_vmtests.sh): swap
+# (khugepaged's and cow's swap-out cases) and reserved hugetlb pages;
+# both undone at the end
+swap=/var/tmp/hugetext-thpcmp.swap
+hp=/proc/sys/vm/nr_hugepages
+hp_saved=$(cat $hp 2>/dev/null)
+swapoff "$swap" 2>/dev/null; rm -f "$swap"
+# (64 MB: the root filesystem has little room; the errors go to tmpfs,
+# where a full disk cannot swallow them)
+if dd if=/dev/zero of="$swap" bs=1M count=64 2>/tmp/thpcmp-swap.err && chmod 600 "$swap" &&
+   mkswap "$swap" >/dev/null 2>>/tmp/thpcmp-swap.err && swapon "$swap" 2>>/tmp/thpcmp-swap.err; then
+	echo "# swap: 64 MB ($swap)"
+else
+	echo "# swap: none: $(tr '\n' ' ' </tmp/thpcmp-swap.err)"
+	rm -f "$swap"
+fi
+rm -f /tmp/thpcmp-swap.err
+[ -z "$hp_saved" ] || { echo 64 >$hp; echo "# hugetlb: $(cat $hp) pages reserved"; }
 esc=$(printf '\033')
 n=0 failed=0
 for t in $types; do
@@ -69,5 +95,51 @@ for t in $types; do
 		failed=$((failed + 1))
 	fi
 done
+# each upstream program: its TAP case lines as "# thpcmp: PROG: CASE...
+# RESULT" (ok, not ok, a SKIP or XFAIL directive; a case skipped without
+# a name is named by its reason), and its exit status as one more case,
+# all compared by scripts/thp-compare.py; only a program killed or timed
+# out fails here
+sed -e '/^\s*#/d' -e '/^\s*$/d' "$dir/upstream-mm.list" | while read -r p tmo _ args; do
+	[ -x "$dir/up_$p$sfx" ] || continue
+	n=$((n + 1))
+	out=$work/$p.out
+	t0=$(date +%s)
+	(cd "$work" && timeout "$tmo" "$dir/up_$p$sfx" $args) >"$out" 2>&1
+	rc=$?
+	# (programs that print "Name... result" lines instead, as
+	# uffd-unit-tests and the khugepaged test do: those lines)
+	sed "s/$esc\[[0-9;]*m//g" "$out" | awk -v p="$p" '
+		!/^(#|ok |not ok )/ && /[.][.][.] / {
+			gsub(/ +/, " ")
+			printf "# thpcmp: %s: %s\n", p, $0
+			next
+		}
+		/^(not )?ok [0-9]+ / {
+			res = /^not / ? "FAIL" : "OK"
+			sub(/^(not )?ok [0-9]+/, "")
+			sub(/^ - /, " ")
+			if (match($0, / # ([Ss][Kk][Ii][Pp]|[Xx][Ff][Aa][Ii][Ll])/)) {
+				res = toupper(substr($0, RSTART + 3, 1)) == "S" ? "SKIP" : "XFAIL"
+				# no name before the directive: its reason names the case
+				$0 = RSTART > 1 ? substr($0, 1, RSTART - 1) : substr($0, RSTART + RLENGTH)
+			}
+			gsub(/ +/, " ")
+			sub(/^ /, "")
+			printf "# thpcmp: %s: %s... %s\n", p, $0, res
+		}'
+	echo "# thpcmp: $p: exit status... exit $rc"
+	cases=$(grep -cE '^(not )?ok [0-9]' "$out")
+	if [ $rc -lt 124 ]; then
+		echo "ok $n - up_$p$sfx ran $cases cases (exit $rc, $(( $(date +%s) - t0 ))s)"
+	else
+		echo "not ok $n - up_$p$sfx: $cases cases, exit $rc (killed or timed out)"
+		sed 's/^/#   /' "$out" | tail -n 20
+		echo fail >>"$work/failed"
+	fi
+done
+[ ! -e "$work/failed" ] || failed=$((failed + $(wc -l <"$work/failed")))
 rm -rf "$work"
+[ -z "$hp_saved" ] || echo "$hp_saved" >$hp
+[ ! -e "$swap" ] || { swapoff "$swap"; rm -f "$swap"; }
 [ $failed -eq 0 ]
