@@ -22,32 +22,27 @@ KNOB = re.compile(r'^# (hugetext_enabled=\d+|kernel without CONFIG_HUGETEXT)$')
 BAIL = re.compile(r'^# thpcmp: run \d+ of [\w.-]+ bailed out: ')
 
 
-def label(path):
-    """what the guest of @path said of hugetext, else the file's name"""
+def cases(path):
+    """({(type, case, n): result}, bails, label): n counts a case name's
+    repeats (the selftest runs the same case in its khugepaged and madvise
+    contexts); bails: the selftest's bail-outs (hugetext_thpcmp.sh reran
+    it); label: what the guest said of hugetext, else the file's name"""
+    got, seen, bails, name = {}, {}, [], path
     with open(path, errors='replace') as f:
         for line in f:
-            m = KNOB.match(line.rstrip('\r\n'))
+            line = line.rstrip('\r\n')
+            if BAIL.match(line):
+                bails.append(line[2:])
+            k = KNOB.match(line)
+            if k:
+                name = ('CONFIG_HUGETEXT=n' if k.group(1).startswith('kernel')
+                        else k.group(1).replace('_enabled', ''))
+            m = LINE.match(line)
             if m:
-                return ('CONFIG_HUGETEXT=n' if m.group(1).startswith('kernel')
-                        else m.group(1).replace('_enabled', ''))
-    return path
-
-
-def cases(path, bails=None):
-    """{(type, case, n): result}: n counts a case name's repeats (the
-    selftest runs the same case in its khugepaged and madvise contexts);
-    the selftest's bail-outs (hugetext_thpcmp.sh reran it) go to bails"""
-    got, seen = {}, {}
-    with open(path, errors='replace') as f:
-        for line in f:
-            if bails is not None and BAIL.match(line):
-                bails.append(line.rstrip('\r\n')[2:])
-            m = LINE.match(line.rstrip('\r\n'))
-            if m:
-                name = (m.group(1), m.group(2).strip())
-                seen[name] = seen.get(name, 0) + 1
-                got[name + (seen[name],)] = m.group(3).strip()
-    return got
+                case = (m.group(1), m.group(2).strip())
+                seen[case] = seen.get(case, 0) + 1
+                got[case + (seen[case],)] = m.group(3).strip()
+    return got, bails, name
 
 
 def main(argv):
@@ -55,9 +50,8 @@ def main(argv):
         print('usage: thp-compare.py TAP REFERENCE_TAP', file=sys.stderr)
         return 2
     try:
-        ba, bb = [], []
-        a, b = cases(argv[1], ba), cases(argv[2], bb)
-        la, lb = label(argv[1]), label(argv[2])
+        a, ba, la = cases(argv[1])
+        b, bb, lb = cases(argv[2])
     except OSError as e:
         print('thp-compare: %s' % e, file=sys.stderr)
         return 2
