@@ -1,7 +1,7 @@
 # hugetext: code huge pages for Linux 6.12.  See README.md.
 # Every target installs what it needs (scripts/deps.sh) and writes only out/.
 #
-# The build graph: out/src (the base plus patches/), out/bzImage and
+# The build graph: out/src (the base plus patches/6.12/), out/bzImage and
 # out/bzImage-nohugetext, out/selftests, out/rootfs.img are file targets
 # with their real prerequisites; the scripts are the recipes.  An unchanged
 # tree rebuilds nothing, and "make -n TARGET" shows what would be rebuilt
@@ -21,22 +21,27 @@ help:
 	@echo "make check     every test; last line 'N passed, N failed'"
 	@echo "make bench     real programs under hugetext / THP always / THP madvise: out/bench/report.md"
 	@echo "make stress    debug kernel (KASAN, lockdep) + 10 min exec/toggle/write storm"
-	@echo "make kernel    out/bzImage from the base + patches/"
+	@echo "make kernel    out/bzImage from the base + patches/6.12/"
 	@echo "make bisect    build every patch of the series on its own, and CONFIG_HUGETEXT=n"
 	@echo "make deb       linux-image/-headers .debs from Debian's own config (KCONFIG=cloud|generic|FILE,"
 	@echo "               TRIM=qemu|LSMOD-FILE, HUGETEXT_KERNEL=7.3, ARCH=arm64; scripts/deb.sh)"
 	@echo "make system    Debian 12 (debootstrap) with that package, booted in QEMU: MariaDB + sysbench"
 	@echo "make -n check  make check's plan: what it builds, boots and runs (runs nothing)"
 	@echo "Ctrl-C stops any target within seconds (its guests and builds too)."
-	@echo "make series-export   regenerate patches/ from out/src commits"
+	@echo "make series-export   regenerate patches/6.12/ from out/src commits (HUGETEXT_KERNEL=7.3: patches/7.3/)"
 	@echo "make install-tools   install tools/hugetext and its man page (PREFIX=/usr/local)"
 
 # --- the build graph ---------------------------------------------------------
 # out/src: the base with the series applied (scripts/fetch-source.sh records
 # the series' hash and HEAD in this file)
 SRC_STAMP := $(O)/src/.git/hugetext-applied
-PATCHES := patches/series $(wildcard patches/*.patch)
-KCONFIG := $(S)/qemu.config Kconfig.fragment $(S)/build-kernel.sh
+# the main series' directory and Kconfig fragment (scripts/kernels.list's
+# first line: patches/6.12, patches/6.12/Kconfig.fragment)
+MAIN_KERNEL := $(patsubst $(CURDIR)/%,%,$(shell . $(S)/base.sh && echo "$$KPATCHES $$KFRAG"))
+PATCHDIR := $(word 1,$(MAIN_KERNEL))
+KFRAG := $(word 2,$(MAIN_KERNEL))
+PATCHES := $(PATCHDIR)/series $(wildcard $(PATCHDIR)/*.patch)
+KCONFIG := $(S)/qemu.config $(KFRAG) $(S)/build-kernel.sh
 SELFTESTS_STAMP := $(O)/selftests/.built
 SELFTESTS_IN := $(filter-out selftests/list,$(wildcard selftests/*))
 ROOTFS_IN := $(S)/mkrootfs.sh $(S)/gen-demo-input.py $(S)/base.sh $(wildcard $(S)/guest/*) \
@@ -46,7 +51,7 @@ ROOTFS_IN := $(S)/mkrootfs.sh $(S)/gen-demo-input.py $(S)/base.sh $(wildcard $(S
 # order-only for it: a touched patch re-runs fetch-source.sh, a no-op, not a
 # kernel build): it is rebuilt when out/src is not what it was built from (a
 # commit or an edit there; IMAGE.src-state, written by build-kernel.sh) or
-# when the series in patches/ is not the one applied (series_hash).
+# when the series in $(PATCHDIR) is not the one applied (series_hash).
 # Decided here, when the Makefile is read, so make -n knows.
 ifneq ($(wildcard $(O)/src/.git),)
 SERIES_NOW := $(shell . $(S)/base.sh && series_hash $(CURDIR))
@@ -79,10 +84,10 @@ $(O)/bzImage-nohugetext: $(KCONFIG) $(O)/hugetext-n.config \
 # arch's Debian programs and cross-compiled selftests (out/arm64/rootfs.img).
 # arch_rules NAME IMAGE FRAGMENT
 define arch_rules
-$(O)/$(1)/$(2): $(3) Kconfig.fragment $(S)/build-kernel.sh $$(call stale,$(O)/$(1)/$(2)) \
+$(O)/$(1)/$(2): $(3) $(KFRAG) $(S)/build-kernel.sh $$(call stale,$(O)/$(1)/$(2)) \
 		| $(SRC_STAMP) deps
 	@HUGETEXT_ARCH=$(1) $(S)/build-kernel.sh
-$(O)/$(1)/$(2)-nohugetext: $(3) Kconfig.fragment $(S)/build-kernel.sh $(O)/hugetext-n.config \
+$(O)/$(1)/$(2)-nohugetext: $(3) $(KFRAG) $(S)/build-kernel.sh $(O)/hugetext-n.config \
 		$$(call stale,$(O)/$(1)/$(2)-nohugetext) | $(SRC_STAMP) deps
 	@HUGETEXT_ARCH=$(1) $(S)/build-kernel.sh --name nohugetext $(O)/hugetext-n.config
 $(O)/$(1)/rootfs.img: $(SELFTESTS_IN) tools/knobs.list $(ROOTFS_IN) $(S)/userland.list \
@@ -91,7 +96,7 @@ $(O)/$(1)/rootfs.img: $(SELFTESTS_IN) tools/knobs.list $(ROOTFS_IN) $(S)/userlan
 endef
 # a variant of arches.list (arm64's 64k, 16k): variant_rules ARCH IMAGE ARCHFRAG NAME FRAGMENT
 define variant_rules
-$(O)/$(1)/$(2)-$(4): $(3) $(5) Kconfig.fragment $(S)/build-kernel.sh \
+$(O)/$(1)/$(2)-$(4): $(3) $(5) $(KFRAG) $(S)/build-kernel.sh \
 		$$(call stale,$(O)/$(1)/$(2)-$(4)) | $(SRC_STAMP) deps
 	@HUGETEXT_ARCH=$(1) $(S)/build-kernel.sh --name $(4) $(5)
 endef

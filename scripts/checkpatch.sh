@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # checkpatch.pl --strict over every patch of the series; any error, warning or
 # check fails, except the ones listed (with their reason) in
-# patches/checkpatch-exceptions (lines "TYPE  reason").
+# the series' checkpatch-exceptions (patches/6.12/, patches/7.3/) (lines "TYPE  reason").
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/base.sh"

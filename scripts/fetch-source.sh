@@ -2,7 +2,7 @@
 # Fetch the base kernel (a Debian linux-source package, scripts/kernels.list;
 # HUGETEXT_KERNEL picks which) into KOUT/src (out/src for 6.12) as a git
 # tree: commit "base", tag hugetext-base, then apply the kernel's series
-# (patches/series, patches/7.3/series) with git am --3way.  Any reject
+# (patches/6.12/series, patches/7.3/series) with git am --3way.  Any reject
 # fails.  Prints the base and what applied.  A package from another suite
 # than this machine's comes through a private apt state (base.sh,
 # apt_suite_update).
@@ -101,7 +101,7 @@ if [ -n "$applied" ] && [ "${applied#* }" != "$(git rev-parse HEAD)" ] &&
 fi
 if [ -n "$applied" ] && [ "${applied#* }" != "$(git rev-parse HEAD)" ] && [ -z "${FORCE:-}" ]; then
 	echo "fetch-source: out/src is not at the series it was built from: new" \
-	     "commits or changes there? (scripts/series.sh export keeps them in patches/;" \
+	     "commits or changes there? (scripts/series.sh export keeps them in patches/$KERNEL/;" \
 	     "FORCE=1 throws them away)" >&2
 	exit 1
 fi

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# patches/ <-> out/src (HUGETEXT_KERNEL=7.3: patches/7.3 <-> out/7.3/src).
-#   series.sh export   regenerate patches/ (git format-patch) from the commits
-#                      on top of the base tag in out/src, and patches/series
-#   series.sh import   (re)apply patches/ onto the base: scripts/fetch-source.sh
+# patches/6.12 <-> out/src (HUGETEXT_KERNEL=7.3: patches/7.3 <-> out/7.3/src).
+#   series.sh export   regenerate the series (git format-patch) from the commits
+#                      on top of the base tag in out/src, and its series file
+#   series.sh import   (re)apply the series onto the base: scripts/fetch-source.sh
 # export signs the series as the person exporting it: From: and
 # Signed-off-by: (and the cover letter's From: and shortlog) name the git
 # identity of this repository (git config user.name, user.email), not the
@@ -19,7 +19,7 @@ export)
 	email=$(git -C "$top" config user.email || true)
 	if [ -z "$name" ] || [ -z "$email" ]; then
 		echo "series.sh: no git identity: git config user.name and user.email" \
-			"name who exports (and signs) the series; patches/ unchanged" >&2
+			"name who exports (and signs) the series; patches/$KERNEL unchanged" >&2
 		exit 1
 	fi
 	cd "$src"
