@@ -193,8 +193,10 @@ rig_stop() {
 	if [ -n "${RIG_CHILD:-}" ]; then
 		# the whole tree at once: a make under "sh -c" does not hear
 		# of its parent's SIGTERM, and an orphan leaves the tree
-		kill -TERM $(rig_tree "$RIG_CHILD") 2>/dev/null || true
-		wait "$RIG_CHILD" 2>/dev/null || true
+		# (RIG_CHILD may list several: make check's boots side by side)
+		local c
+		kill -TERM $(for c in $RIG_CHILD; do rig_tree "$c"; done) 2>/dev/null || true
+		for c in $RIG_CHILD; do wait "$c" 2>/dev/null || true; done
 	fi
 	[ -z "${RIG_ON_STOP:-}" ] || { eval "$RIG_ON_STOP"; } 2>&"$RIG_ERR"
 	echo "$RIG_NAME: interrupted (SIG$1)" >&"$RIG_ERR"

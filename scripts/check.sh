@@ -54,47 +54,114 @@ step() {
 	return 1
 }
 # boot NAME CPUS KERNEL TIMEOUT CMDLINE...: one guest run (a line of
-# scripts/boots.list); count the TAP results it wrote to its results
-# channel (out/check/guest-NAME.tap; its console: guest-NAME.log)
+# scripts/boots.list) and its report: boot_run, then boot_report
 boot() {
-	local name=$1 cpus=$2 kernel=$3 tmo=$4; shift 4
-	local log="$logs/guest-$name.log" tap="$logs/guest-$name.tap" s=$(date +%s) p f
-	local rc=0 a
-	if [ $plan -eq 1 ]; then
-		echo "boot $name: $cpus vCPUs, out/$kernel, timeout ${tmo}s: $*"
-		for a in "$@"; do
-			case "$a" in htrun=check:*)
-				"$top/scripts/guest/run-tests" --list "$top/selftests/list" "${a#htrun=check:}" |
-					sed 's/^/    runs: /' ;;
-			esac
-		done
-		return 0
-	fi
-	rig_run "$top/scripts/run-qemu.sh" --log "$log" --results "$tap" --timeout "$tmo" \
-		--kernel "$top/out/$kernel" --cpus "$cpus" -- "$@" \
+	[ $plan -eq 0 ] || { boot_plan "$@"; return 0; }
+	rm -f "$logs/guest-$1.rc"
+	rig_run boot_run "$@"
+	boot_report "$@"
+}
+boot_plan() {
+	local name=$1 cpus=$2 kernel=$3 tmo=$4 a; shift 4
+	echo "boot $name: $cpus vCPUs, out/$kernel, timeout ${tmo}s${BOOT_WITH:+, $BOOT_WITH}: $*"
+	for a in "$@"; do
+		case "$a" in htrun=check:*)
+			"$top/scripts/guest/run-tests" --list "$top/selftests/list" "${a#htrun=check:}" |
+				sed 's/^/    runs: /' ;;
+		esac
+	done
+}
+# boot_run NAME CPUS KERNEL TIMEOUT CMDLINE...: the guest, its verdict and
+# its time in out/check/guest-NAME.{log,tap,verdict,rc} ($BOOT_SNAPSHOT:
+# run-qemu.sh's --snapshot)
+boot_run() {
+	local name=$1 cpus=$2 kernel=$3 tmo=$4 s=$(date +%s) rc=0; shift 4
+	"$top/scripts/run-qemu.sh" --log "$logs/guest-$name.log" --results "$logs/guest-$name.tap" \
+		--timeout "$tmo" --kernel "$top/out/$kernel" --cpus "$cpus" ${BOOT_SNAPSHOT:-} -- "$@" \
 		>"$logs/guest-$name.verdict" 2>&1 || rc=$?
-	tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
+	echo "$rc $(( $(date +%s) - s ))" >"$logs/guest-$name.rc"
+}
+# boot_report NAME CPUS KERNEL TIMEOUT CMDLINE...: count the TAP results
+# the guest wrote to its results channel (guest-NAME.tap; its console:
+# guest-NAME.log) and its verdict
+boot_report() {
+	local name=$1 log="$logs/guest-$1.log" tap="$logs/guest-$1.tap" rc=1 secs=? p f; shift 4
+	[ ! -f "$logs/guest-$name.rc" ] || read -r rc secs <"$logs/guest-$name.rc"
+	[ ! -f "$log" ] || { tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"; }
 	[ -f "$tap" ] || : >"$tap"
 	grep -E '^(not )?ok [0-9]+ ' "$tap" | sed "s/^/  [$name] /"
 	p=$(grep -cE '^ok [0-9]+ ' "$tap")
 	f=$(grep -cE '^not ok [0-9]+ ' "$tap")
 	pass=$((pass + p)); fail=$((fail + f))
-	if [ $rc -eq 0 ]; then
-		ok "guest $name: $* ($(( $(date +%s) - s ))s, console clean, exit status 0)"
+	if [ "$rc" = 0 ]; then
+		ok "guest $name: $* (${secs}s${BOOT_WITH:+, $BOOT_WITH}, console clean, exit status 0)"
 	else
-		nok "guest $name: $* ($(( $(date +%s) - s ))s)"
+		nok "guest $name: $* (${secs}s${BOOT_WITH:+, $BOOT_WITH})"
 		sed 's/^/#   /' "$logs/guest-$name.verdict" | tail -n 70
 	fi
 }
-# boots: every line of scripts/boots.list, in order
+# side_by_side LINE...: the boots of one group of scripts/boots.list (its
+# "side" column), two at a time, each on a snapshot of its root filesystem;
+# reported in the list's order when the last has ended.  Two guests is what
+# the host's two cores carry: most of these tests run one thread, so a
+# guest alone leaves one core idle (measured: hugetext0 and nohugetext
+# together 151 s, one after the other 248 s).  A Ctrl-C stops them all
+# (RIG_CHILD holds every one).
+side_by_side() {
+	local line name cpus kernel tmo side rest args running=() done_pid pid keep
+	local s=$(date +%s) n=$#
+	BOOT_SNAPSHOT=--snapshot
+	for line in "$@"; do
+		read -r name cpus kernel tmo side rest <<<"$line"
+		read -r -a args <<<"$rest"
+		if [ $plan -eq 1 ]; then
+			BOOT_WITH="side by side ($side)" boot_plan "$name" "$cpus" "$kernel" "$tmo" "${args[@]}"
+			continue
+		fi
+		while [ ${#running[@]} -ge 2 ]; do
+			wait -n -p done_pid "${running[@]}" || true
+			keep=()
+			for pid in "${running[@]}"; do [ "$pid" = "$done_pid" ] || keep+=("$pid"); done
+			running=("${keep[@]}")
+			RIG_CHILD=${running[*]}
+		done
+		rm -f "$logs/guest-$name.rc"
+		boot_run "$name" "$cpus" "$kernel" "$tmo" "${args[@]}" &
+		running+=($!)
+		RIG_CHILD=${running[*]}
+	done
+	for pid in "${running[@]}"; do wait "$pid" || true; done
+	RIG_CHILD=
+	BOOT_SNAPSHOT=
+	[ $plan -eq 0 ] || return 0
+	for line in "$@"; do
+		read -r name cpus kernel tmo side rest <<<"$line"
+		read -r -a args <<<"$rest"
+		BOOT_WITH="side by side ($side)" boot_report "$name" "$cpus" "$kernel" "$tmo" "${args[@]}"
+	done
+	echo "# the $n boots side by side ($side) took $(( $(date +%s) - s ))s"
+}
+# boots: every line of scripts/boots.list, in order; the consecutive lines
+# of one group (column "side") side by side
 boots() {
-	local line lines name cpus kernel tmo rest args n=0
+	local line lines name cpus kernel tmo side rest args n=0 group=() gname=
 	mapfile -t lines <"$top/scripts/boots.list"
+	lines+=("")
 	for line in "${lines[@]}"; do
 		n=$((n + 1))
-		read -r name cpus kernel tmo rest <<<"$line"
-		case "$name" in ''|\#*) continue ;; esac
+		read -r name cpus kernel tmo side rest <<<"$line"
+		case "$name" in \#*) continue ;; esac
+		if [ ${#group[@]} -gt 0 ] && { [ -z "$name" ] || [ "$side" != "$gname" ]; }; then
+			side_by_side "${group[@]}"
+			group=()
+		fi
+		[ -n "$name" ] || continue
 		case "$cpus$tmo" in *[!0-9]*|'') nok "scripts/boots.list:$n: bad line: $line"; continue ;; esac
+		case "$side" in ''|*[!a-z0-9-]*) nok "scripts/boots.list:$n: bad side column '$side': $line"; continue ;; esac
+		if [ "$side" != - ]; then
+			group+=("$line") gname=$side
+			continue
+		fi
 		read -r -a args <<<"$rest"
 		boot "$name" "$cpus" "$kernel" "$tmo" "${args[@]}"
 	done

@@ -2,7 +2,7 @@
 # Boot out/bzImage on out/rootfs.img under QEMU and return the guest's verdict.
 #
 #   run-qemu.sh --log FILE [--results FILE] [--timeout SEC] [--cpus N]
-#               [--kernel IMG] [--rootfs IMG] [--] CMDLINE-ARGS...
+#               [--kernel IMG] [--rootfs IMG] [--snapshot] [--] CMDLINE-ARGS...
 #
 # The arch (scripts/arches.list: its emulator, machine, console and status
 # devices) is the image's: out/arm64/Image boots in qemu-system-aarch64 on
@@ -16,6 +16,9 @@
 # runs: FILE.9p/output).  Always made, empty if the guest wrote nothing.
 # --cpus N (default 2) vCPUs; the guest's init fails the run unless exactly
 # N CPUs are online (htcpus=N on the kernel command line).
+# --snapshot: the guest's writes to its root filesystem go to a temporary
+# overlay that QEMU drops at exit, so several guests can boot one image at
+# once (make check's boots that run side by side, scripts/boots.list).
 # Multi-threaded TCG by default (one host thread per vCPU); HUGETEXT_KVM=1 opts in to KVM.
 # The guest's exit status comes back on a channel of its own (the second
 # serial port, ttyS1; on arm64 a virtio console, hvc0: arches.list) as
@@ -30,7 +33,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/base.sh"
 rig_signals run-qemu
-log= results= timeout=600 cpus=2 kernel="$top/out/bzImage" rootfs=
+log= results= timeout=600 cpus=2 kernel="$top/out/bzImage" rootfs= snap=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--log) log=$2; shift 2 ;;
@@ -39,6 +42,7 @@ while [ $# -gt 0 ]; do
 	--cpus) cpus=$2; shift 2 ;;
 	--kernel) kernel=$2; shift 2 ;;
 	--rootfs) rootfs=$2; shift 2 ;;
+	--snapshot) snap=,snapshot=on; shift ;;
 	--) shift; break ;;
 	*) break ;;
 	esac
@@ -99,7 +103,7 @@ cmdline+=" htstatus=$STATUS_DEV $*"
 rootfs_mtime=$(stat -c %y "$rootfs")
 rig_run timeout --foreground --kill-after=10 "$timeout" "$QEMU" "${machine[@]}" "${accel[@]}" \
 	-smp "$cpus" -m 3G -kernel "$kernel" -append "$cmdline" \
-	-drive file="$rootfs",format=raw,if=none,id=htroot,cache=unsafe \
+	-drive file="$rootfs",format=raw,if=none,id=htroot,cache=unsafe$snap \
 	-device virtio-blk-pci,drive=htroot \
 	-fsdev local,id=htresults,path="${share//,/,,}",security_model=none \
 	-device virtio-9p-pci,fsdev=htresults,mount_tag=htresults \
