@@ -43,9 +43,11 @@ KFRAG := $(word 2,$(MAIN_KERNEL))
 PATCHES := $(PATCHDIR)/series $(wildcard $(PATCHDIR)/*.patch)
 KCONFIG := $(S)/qemu.config $(KFRAG) $(S)/build-kernel.sh
 SELFTESTS_STAMP := $(O)/selftests/.built
+# the tool's package, its knob table in it (tools/lib/hugetext/knobs.list)
+TOOL_LIB := $(wildcard tools/lib/hugetext/*.py) tools/lib/hugetext/knobs.list
 SELFTESTS_IN := $(filter-out selftests/list,$(wildcard selftests/*))
 ROOTFS_IN := $(S)/mkrootfs.sh $(S)/gen-demo-input.py $(S)/base.sh $(wildcard $(S)/guest/*) \
-	selftests/list tools/hugetext tools/knobs.list tools/embed-knobs tools/itlb/kregions.py $(wildcard tools/bench/*)
+	selftests/list tools/hugetext $(TOOL_LIB) tools/mkzipapp tools/itlb/kregions.py $(wildcard tools/bench/*)
 
 # An image depends on out/src by content, not by time (out/src is only
 # order-only for it: a touched patch re-runs fetch-source.sh, a no-op, not a
@@ -90,7 +92,7 @@ $(O)/$(1)/$(2): $(3) $(KFRAG) $(S)/build-kernel.sh $$(call stale,$(O)/$(1)/$(2))
 $(O)/$(1)/$(2)-nohugetext: $(3) $(KFRAG) $(S)/build-kernel.sh $(O)/hugetext-n.config \
 		$$(call stale,$(O)/$(1)/$(2)-nohugetext) | $(SRC_STAMP) deps
 	@HUGETEXT_ARCH=$(1) $(S)/build-kernel.sh --name nohugetext $(O)/hugetext-n.config
-$(O)/$(1)/rootfs.img: $(SELFTESTS_IN) tools/knobs.list $(ROOTFS_IN) $(S)/userland.list \
+$(O)/$(1)/rootfs.img: $(SELFTESTS_IN) $(ROOTFS_IN) $(S)/userland.list \
 		$(S)/fetch-userland.sh | $(SRC_STAMP) deps $(O)/$(1)/$(2)
 	@HUGETEXT_ARCH=$(1) $(S)/mkrootfs.sh
 endef
@@ -114,7 +116,7 @@ $(foreach a,$(OTHER_ARCHES),$(foreach v,$(call arch_variants,$(a)),$(eval $(call
 # the mainline series' own selftest when its tree is there (mainline_kout)
 MAINLINE_OUT := $(shell . $(S)/base.sh && mainline_kout)
 MAINLINE_TEST := $(if $(MAINLINE_OUT),$(MAINLINE_OUT)/src/tools/testing/selftests/mm/hugetext.c)
-$(SELFTESTS_STAMP): $(SELFTESTS_IN) tools/knobs.list $(SRC_STAMP) $(MAINLINE_TEST) | deps
+$(SELFTESTS_STAMP): $(SELFTESTS_IN) $(TOOL_LIB) $(SRC_STAMP) $(MAINLINE_TEST) | deps
 	@top=$(CURDIR) && . $(S)/base.sh && build_begin $(CURDIR)/$(O)/selftests && \
 	make -s -C selftests OUT=$(CURDIR)/$(O)/selftests KSFT=$(CURDIR)/$(O)/src/tools/testing/selftests \
 		MAINLINE="$(MAINLINE_OUT)" && \
@@ -181,7 +183,7 @@ series-import: deps
 PREFIX ?= /usr/local
 install-tools:
 	install -d $(DESTDIR)$(PREFIX)/sbin
-	python3 tools/embed-knobs $(DESTDIR)$(PREFIX)/sbin/hugetext	# with tools/knobs.list in it
+	python3 tools/mkzipapp $(DESTDIR)$(PREFIX)/sbin/hugetext	# one file: the package, its knob table in it
 	install -D -m 0644 tools/hugetext.8 $(DESTDIR)$(PREFIX)/share/man/man8/hugetext.8
 
 clean:

@@ -99,9 +99,9 @@ find "$out/selftests" -maxdepth 1 -type f ! -name "*.S" ! -name "*.h" -exec cp {
 cp "$top/selftests/list" "$root/opt/hugetext/selftests/list"
 
 # the tool, with python3 and its standard library (the host's, or the
-# arch's from the sysroot; one file: the knob table, tools/knobs.list,
-# embedded in it)
-python3 "$top/tools/embed-knobs" "$root/opt/hugetext/hugetext"
+# arch's from the sysroot): one file, a zipapp of its package with the knob
+# table inside (tools/mkzipapp)
+python3 "$top/tools/mkzipapp" "$root/opt/hugetext/hugetext"
 py=$(readlink -f "$H/usr/bin/python3")
 copy_with_libs "$py"
 ln -sf "${py#"$H"}" "$root/usr/bin/python3"

@@ -77,7 +77,7 @@ RIG_ON_STOP=
 rm -rf "$root/tmp/hugetext"
 [ -f "$root/boot/vmlinuz-$release" ] && [ -f "$root/boot/initrd.img-$release" ] ||
 	die "the package installed no /boot/vmlinuz-$release and initrd.img-$release"
-python3 "$top/tools/embed-knobs" "$root/usr/local/sbin/hugetext"
+python3 "$top/tools/mkzipapp" "$root/usr/local/sbin/hugetext"
 echo "hugetext-system" >"$root/etc/hostname"
 echo "/dev/vda / ext4 defaults 0 1" >"$root/etc/fstab"
 install -m 0755 "$top/scripts/system-check" "$root/usr/local/sbin/hugetext-system-check"

@@ -7,7 +7,7 @@
  * hugetext_hotcold has ten full 2 MB regions of code and keeps the ones it
  * is told hot; each region is its own mapping, so smaps tells which are
  * PMD-mapped.  Checked, polling every 50 ms:
- *  - both knobs: their range round-trips, their bad writes (tools/knobs.list)
+ *  - both knobs: their range round-trips, their bad writes (tools/lib/hugetext/knobs.list)
  *    fail with EINVAL and change nothing;
  *  - cap 0: all ten regions become PMD-mapped (6.12: the series collapses
  *    new text at exec); where text is read huge at its first fault

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /sys/kernel/mm/transparent_hugepage/hugetext_enabled: every value 0..3
- * round-trips, every bad write (the knob table's, tools/knobs.list) fails
+ * round-trips, every bad write (the knob table's, tools/lib/hugetext/knobs.list) fails
  * with EINVAL and changes nothing, and enabling hugetext starts khugepaged
  * even with THP "never" (disabling stops it again).  Finally, good and bad writers race on hugetext_enabled
  * and hugetext_pad_threshold: the bad writes still all fail and the value

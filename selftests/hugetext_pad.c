@@ -17,7 +17,7 @@
  * writable segment inside the region, "near": other file bytes mapped
  * there, "eof": the file ends inside the region) leave that end as the
  * ELF file says, with every full region still PMD-mapped.  Also both
- * knobs' ranges and bad-input matrices (tools/knobs.list), and the
+ * knobs' ranges and bad-input matrices (tools/lib/hugetext/knobs.list), and the
  * hugetext_pad and hugetext_pad_head counters.
  */
 #include <elf.h>

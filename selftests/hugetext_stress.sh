@@ -3,7 +3,7 @@
 # hugetext_stress.sh [SECONDS] [SEED]: exec storms of four large programs
 # (ET_EXEC, PIE, DSO, and an ET_EXEC whose text tail is padded) while
 # another task toggles the hugetext knobs (those with storm values in the
-# knob table, knobs.list, when present) and khugepaged's, another replaces
+# knob table, when present) and khugepaged's, another replaces
 # a binary with new valid content (write a copy, rename it over), opens
 # the DSO for write, truncates a copy of the DSO while a program maps it
 # and drops caches, and some runs are squeezed by a memory cgroup so that
@@ -41,11 +41,12 @@ DIR=$(dirname "$0")
 W=/var/tmp/hugetext-stress
 [ -f $T/hugetext_enabled ] || { echo "1..0 # SKIP kernel without CONFIG_HUGETEXT"; exit 4; }
 
-# the hugetext knobs the toggler writes, from the knob table (its copy
-# next to this script): FILE=VALUE,VALUE,... words, FILE under $T
-storm_knobs=$(awk '$1 !~ /^#/ && NF >= 5 && $5 != "-" { print $1 "=" $5 }' "$DIR/knobs.list")
-[ -n "$storm_knobs" ] || { echo "1..0 # SKIP no knob with storm values in $DIR/knobs.list"; exit 4; }
 . "$DIR/hugetext_ktap.sh"	# knobs_save, knobs_restore (its TAP is written here)
+# the hugetext knobs the toggler writes, from the knob table (the tool's
+# knobs --format=sh, read by hugetext_ktap.sh): FILE=VALUE,VALUE,...
+# words, FILE under $T
+storm_knobs=$HUGETEXT_KNOB_STORM
+[ -n "$storm_knobs" ] || { echo "1..0 # SKIP no knob with storm values in the knob table"; exit 4; }
 knobs_save
 # inject on|off: aim fail_page_alloc at order >= 9, failslab at the tasks
 # marked make-it-fail (khugepaged, re-marked by the injector loop)

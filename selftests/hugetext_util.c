@@ -137,8 +137,9 @@ FILE *proc_entry_open(const struct dirent *e, const char *file)
 }
 
 /*
- * every knob a hugetext test may touch: the knob table's (tools/knobs.list,
- * made into hugetext_knobs.h by gen_knobs.py), then THP's
+ * every knob a hugetext test may touch: the knob table's
+ * (tools/lib/hugetext/knobs.list, made into hugetext_knobs.h by "hugetext
+ * knobs --format=c"), then THP's
  */
 static const char *const thp_names[] = {
 	"enabled", "defrag", "hugepages-2048kB/enabled",
@@ -208,7 +209,7 @@ static const struct knob_spec *knob_spec(const char *name)
 	for (i = 0; i < NR_KNOB_SPECS; i++)
 		if (!strcmp(knob_specs[i].file, name))
 			return &knob_specs[i];
-	printf("# %s is not in the knob table (tools/knobs.list)\n", name);
+	printf("# %s is not in the knob table (tools/lib/hugetext/knobs.list)\n", name);
 	return NULL;
 }
 

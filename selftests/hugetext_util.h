@@ -88,7 +88,7 @@ FILE *proc_entry_open(const struct dirent *e, const char *file);
 void knob_label(const char *val, char *buf, size_t len);
 
 /*
- * The knob table (tools/knobs.list) for knob @name (relative to THP_DIR).
+ * The knob table (tools/lib/hugetext/knobs.list) for knob @name (relative to THP_DIR).
  * knob_check_range(): its min, max and default, each written with and
  * without a "\n", read back; knob_check_bad(): each of its bad values,
  * written over its min and over its max, fails with EINVAL (a zero-length

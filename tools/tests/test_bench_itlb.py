@@ -29,7 +29,8 @@ bi = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bi)
 load = bi.load
 kr = load('kregions', os.path.join(TOP, 'tools', 'itlb', 'kregions.py'))
-ht = load('hugetext_tool', os.path.join(TOP, 'tools', 'hugetext'))
+sys.path.insert(0, os.path.join(TOP, 'tools', 'lib'))
+from hugetext import smaps as ht  # noqa: E402  (the tool's smaps parser)
 
 
 def mapping(start, end, offset, path='/usr/bin/prog', pmd_kb=0, perms='r-xp'):

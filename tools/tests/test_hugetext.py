@@ -43,18 +43,14 @@ LIBC = '/usr/lib/x86_64-linux-gnu/libc.so.6'
 THP = 'sys/kernel/mm/transparent_hugepage/'
 
 
-def load_tool(path=os.path.join(os.path.dirname(HERE), 'hugetext')):
-    import importlib.machinery
-    import importlib.util
-    loader = importlib.machinery.SourceFileLoader('hugetext_tool', path)
-    spec = importlib.util.spec_from_loader('hugetext_tool', loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
+# the tool's package (tools/lib/hugetext) and its knob table
+LIB = os.path.join(os.path.dirname(HERE), 'lib')
+TABLE = os.path.join(LIB, 'hugetext', 'knobs.list')
+sys.path.insert(0, LIB)
+sys.dont_write_bytecode = True
+from hugetext import knobs as ht_knobs  # noqa: E402
 
-
-# the knob table, tools/knobs.list, as the tool parses it
-KNOBS = load_tool().KNOBS
+KNOBS = ht_knobs.KNOBS
 KNOB_FILES = {k.name: k.path.lstrip('/') for k in KNOBS}
 ENABLED, PAD, RODATA, MAXNR, SAMPLE = (KNOB_FILES[n] for n in (
     'enabled', 'pad_threshold', 'pad_rodata', 'max_nr_hugetext',
@@ -172,7 +168,8 @@ class TestGeneral(unittest.TestCase):
 
 
 class TestKnobTable(unittest.TestCase):
-    """tools/knobs.list: parsed strictly, embedded in an installed copy."""
+    """The knob table (knobs.list in the package): parsed strictly, shipped
+    inside an installed copy."""
 
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix='hugetext-test.')
@@ -194,11 +191,16 @@ class TestKnobTable(unittest.TestCase):
         self.assertIn('', k['pad_rodata'].bad)
 
     def tool_with_table(self, table):
+        # a copy of the source tree's tool, its package with this table
         os.makedirs(os.path.join(self.tmp, 'tools'))
         tool = os.path.join(self.tmp, 'tools', 'hugetext')
         shutil.copy(TOOL, tool)
+        shutil.copytree(LIB, os.path.join(self.tmp, 'tools', 'lib'),
+                        ignore=shutil.ignore_patterns('__pycache__'))
+        copy = os.path.join(self.tmp, 'tools', 'lib', 'hugetext', 'knobs.list')
+        os.remove(copy)
         if table is not None:
-            with open(os.path.join(self.tmp, 'tools', 'knobs.list'), 'w') as f:
+            with open(copy, 'w') as f:
                 f.write(table)
         return subprocess.run([sys.executable, '-S', tool, 'set', '-h'],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -225,15 +227,47 @@ class TestKnobTable(unittest.TestCase):
 
     def test_new_knob_is_one_line(self):
         # a knob added to the table: set and status know it, no code
-        with open(os.path.join(os.path.dirname(HERE), 'knobs.list')) as f:
+        with open(TABLE) as f:
             table = f.read()
         table += 'khugepaged/hugetext_new_knob  new_knob  1..9  5  -  "0" "10"\n'
         p = self.tool_with_table(table)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn('new_knob 1..9 (default 5)', ' '.join(p.stdout.split()))
 
+    def test_knobs_formats(self):
+        # the one parser's output for each reader: json for machines, sh for
+        # the guest's shell tests, c for the selftests' hugetext_knobs.h
+        p = run('knobs', '--json')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        got = json.loads(p.stdout)
+        self.assertEqual([(k['name'], k['min'], k['max'], k['default'],
+                           k['bad']) for k in got],
+                         [(k.name, k.lo, k.hi, k.default, k.bad)
+                          for k in KNOBS])
+        p = run('knobs', '--format=sh')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        sh = subprocess.run(['sh', '-c', p.stdout + 'echo "$HUGETEXT_KNOB_FILES"'
+                             '; echo "$HUGETEXT_KNOB_STORM"'],
+                            stdout=subprocess.PIPE, universal_newlines=True)
+        files, storm = sh.stdout.split('\n')[:2]
+        self.assertEqual(files.split(), [k['file'] for k in got])
+        self.assertEqual(storm.split(), ['%s=%s' % (k['file'],
+                                                    ','.join(k['storm']))
+                                         for k in got if k['storm']])
+        p = run('knobs', '--format=c')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn('#define NR_KNOB_SPECS %d' % len(KNOBS), p.stdout)
+        for k in got:
+            self.assertIn('{ "%s", %d, %d, %d, %d, ' % (
+                k['file'], k['min'], k['max'], k['default'], len(k['bad'])),
+                p.stdout)
+        p = run('knobs')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(len(p.stdout.splitlines()), len(KNOBS))
+        self.assertEqual(run('knobs', '--format=yaml').returncode, 2)
+
     @unittest.skipUnless(shutil.which('make'), 'no make')
-    def test_install_tools_embeds_the_table(self):
+    def test_install_tools_ships_the_table(self):
         top = os.path.dirname(os.path.dirname(HERE))
         p = subprocess.run(['make', '-s', '-C', top, 'install-tools',
                             'DESTDIR=' + self.tmp, 'PREFIX=/usr'],
@@ -255,8 +289,10 @@ class TestKnobTable(unittest.TestCase):
                                  universal_newlines=True)
             self.assertEqual((got.returncode, got.stdout, got.stderr),
                              (want.returncode, want.stdout, want.stderr), args)
-        with open(os.path.join(os.path.dirname(HERE), 'knobs.list')) as f:
-            self.assertEqual(load_tool(tool).KNOB_TABLE, f.read())
+        # one file, a zipapp of the package with the table inside
+        import zipfile
+        with open(TABLE) as f, zipfile.ZipFile(tool) as z:
+            self.assertEqual(z.read('hugetext/knobs.list').decode(), f.read())
 
 
 class TestManPage(unittest.TestCase):
@@ -462,7 +498,7 @@ class TestWrites(FixtureCase):
             self.assert_rejected(['set', 'enabled', v], ENABLED)
 
     def test_set_bad_values_every_knob(self):
-        # the kernel's bad-input matrix of each knob (tools/knobs.list):
+        # the kernel's bad-input matrix of each knob (tools/lib/hugetext/knobs.list):
         # the tool refuses every one of them too, before writing
         for knob in KNOBS:
             self.assertGreater(len(knob.bad), 10, knob.name)

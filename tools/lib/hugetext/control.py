@@ -1,0 +1,182 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The "hugetext status" command and the knob writers: "enable", "disable",
+"set"."""
+
+import errno
+
+from .common import (
+    ENABLED_NAMES, EXIT_OK, EXIT_UNSUPPORTED, EXIT_USAGE, HugetextError,
+    KHP_DIR, PMD_SIZE_FILE, THP_DIR, VERSION)
+from .knobs import KHUGEPAGED_KNOBS, KNOBS, KNOB_BY_NAME
+from .fs import (
+    bracketed, khugepaged_running, parse_uint, pmd_name, print_json,
+    require_supported, supported, vmstat_counters)
+
+
+def status_set_argparser(parser):
+    parser.add_argument('--json', action='store_true',
+                        help='print machine-readable JSON')
+
+
+def collect_status(fs):
+    st = {'supported': supported(fs), 'version': VERSION}
+    knobs = {}
+    for k in KNOBS:
+        v = fs.read_int(k.path)
+        knobs[k.name] = {
+            'file': k.path,
+            'value': v,
+            'present': fs.exists(k.path),
+            'meaning': (k.describe(v) if v is not None else
+                        'not provided by this kernel, ' + k.absent
+                        if k.absent else 'not provided'),
+            'range': [k.lo, k.hi],
+            'default': k.default,
+        }
+    st['knobs'] = knobs
+    st['pmd_size'] = fs.read_int(PMD_SIZE_FILE)
+    st['thp'] = {
+        'enabled': bracketed(fs.read_opt(THP_DIR + '/enabled')),
+        'defrag': bracketed(fs.read_opt(THP_DIR + '/defrag')),
+        'hpage_pmd_size': st['pmd_size'],
+    }
+    kh = {'running': khugepaged_running(fs)}
+    for name in KHUGEPAGED_KNOBS:
+        kh[name] = fs.read_int(KHP_DIR + '/' + name)
+    st['khugepaged'] = kh
+    st['counters'] = vmstat_counters(fs)
+    return st
+
+
+def format_status(st):
+    lines = []
+    pmd = st['pmd_size']
+    lines.append('hugetext: supported (kernel has the hugetext series)')
+    lines.append('PMD size: %s' % ('%d (%s)' % (pmd, pmd_name(pmd))
+                                  if pmd else 'unknown'))
+    lines.append('')
+    lines.append('hugetext knobs:')
+    for name, k in st['knobs'].items():
+        val = '-' if k['value'] is None else str(k['value'])
+        meaning = k['meaning'] if k['present'] else \
+            'not provided by this kernel' + (
+                ', ' + KNOB_BY_NAME[name].absent
+                if name in KNOB_BY_NAME and KNOB_BY_NAME[name].absent
+                else '')
+        lines.append('  %-20s %-8s %s' % (name, val, meaning))
+    lines.append('')
+    lines.append('transparent huge pages:')
+    for name in ('enabled', 'defrag'):
+        lines.append('  %-20s %s' % (name, st['thp'][name] or '-'))
+    lines.append('')
+    lines.append('khugepaged:')
+    kh = st['khugepaged']
+    lines.append('  %-20s %s' % ('running', 'yes' if kh['running'] else 'no'))
+    for name in KHUGEPAGED_KNOBS:
+        v = kh[name]
+        lines.append('  %-20s %s' % (name, '-' if v is None else v))
+    lines.append('')
+    lines.append('counters (/proc/vmstat):')
+    if not st['counters']:
+        lines.append('  (none)')
+    width = max([len(n) for n in st['counters']] + [18])
+    for name in sorted(st['counters'],
+                       key=lambda n: (not n.startswith('hugetext_'), n)):
+        lines.append('  %-*s %d' % (width, name, st['counters'][name]))
+    return '\n'.join(lines)
+
+
+def status_main(args, fs):
+    st = collect_status(fs)
+    if not st['supported']:
+        if args.json:
+            print_json(st)
+        require_supported(fs)
+    if args.json:
+        print_json(st)
+    else:
+        print(format_status(st))
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------
+# enable / disable / set
+# --------------------------------------------------------------------------
+
+def write_knob(fs, knob, value):
+    """Validate value, write it, read it back, print 'file: old -> new'."""
+    v = parse_uint(value)
+    shown = value if len(value) <= 40 else '%s... (%d characters)' % (
+        value[:20], len(value))
+    if v is None:
+        raise HugetextError('invalid value for %s: %r (expected a decimal '
+                            'integer %d..%d)' % (knob.name, shown,
+                                                 knob.lo, knob.hi),
+                            EXIT_USAGE)
+    if not knob.lo <= v <= knob.hi:
+        raise HugetextError('value for %s out of range: %s (allowed %d..%d)'
+                            % (knob.name, shown, knob.lo, knob.hi),
+                            EXIT_USAGE)
+    require_supported(fs)
+    if not fs.exists(knob.path):
+        raise HugetextError('this kernel does not provide %s (no %s)'
+                            % (knob.name, knob.path), EXIT_UNSUPPORTED)
+    old = fs.read_opt(knob.path)
+    try:
+        fs.write(knob.path, v)
+    except OSError as e:
+        if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+            raise HugetextError('cannot write %s: %s (must be root)'
+                                % (knob.path, e.strerror))
+        if e.errno == errno.EOPNOTSUPP:
+            pmd = fs.read_int(PMD_SIZE_FILE)
+            raise HugetextError(
+                'kernel rejected %d for %s: %s (it keeps hugetext off where '
+                'a PMD is too large; PMD size here: %s)'
+                % (v, knob.path, e.strerror,
+                   pmd_name(pmd) if pmd else 'unknown'), EXIT_UNSUPPORTED)
+        raise HugetextError('kernel rejected %d for %s: %s'
+                            % (v, knob.path, e.strerror))
+    new = fs.read_opt(knob.path)
+    print('%s: %s -> %s' % (knob.filename, old, new))
+    return EXIT_OK
+
+
+def enable_set_argparser(parser):
+    parser.add_argument('mode', metavar='MODE',
+                        help='0..3, or file (1), anon (2), all (3)')
+
+
+def enable_main(args, fs):
+    mode = args.mode
+    if mode in ENABLED_NAMES:
+        mode = str(ENABLED_NAMES[mode])
+    return write_knob(fs, KNOB_BY_NAME['enabled'], mode)
+
+
+def disable_set_argparser(parser):
+    pass
+
+
+def disable_main(args, fs):
+    return write_knob(fs, KNOB_BY_NAME['enabled'], '0')
+
+
+def set_set_argparser(parser):
+    parser.add_argument('knob', metavar='KNOB', choices=list(KNOB_BY_NAME),
+                        help='one of: %s' % ', '.join(KNOB_BY_NAME))
+    parser.add_argument('value', metavar='VALUE',
+                        help='decimal value; ranges: ' + ', '.join(
+                            '%s %d..%d%s' % (k.name, k.lo, k.hi,
+                                             ' (default %d%s)' % (
+                                                 k.default, '; ' + k.doc
+                                                 if k.doc else ''))
+                            for k in KNOBS))
+
+
+def set_main(args, fs):
+    knob = KNOB_BY_NAME[args.knob]
+    value = args.value
+    if knob.name == 'enabled' and value in ENABLED_NAMES:
+        value = str(ENABLED_NAMES[value])
+    return write_knob(fs, knob, value)

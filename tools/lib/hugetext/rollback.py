@@ -1,0 +1,144 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The "hugetext rollback" command: hugetext off, the huge pages of
+executable mappings split, caches dropped."""
+
+import errno
+import os
+
+from .common import (
+    DROP_CACHES, EXIT_ERROR, EXIT_OK, EXIT_UNSUPPORTED, HUGETEXT_ENABLED,
+    HugetextError, SPLIT_HUGE_PAGES)
+from .knobs import KNOB_BY_NAME
+from .fs import emit_json, human, parse_uint, pids, pmd_size, supported
+from .smaps import aligned_range, exec_mappings, read_comm
+
+
+def rollback_set_argparser(parser):
+    parser.add_argument('--dry-run', action='store_true',
+                        help='print what would be written where, change '
+                        'nothing')
+    parser.add_argument('--json', action='store_true',
+                        help='print the steps as JSON')
+
+
+def split_targets(fs, pmd):
+    """Ranges to split: for every process, each executable mapping with
+    FilePmdMapped or AnonHugePages, as (pid, comm, start, end, mapping);
+    start-end is the PMD-aligned part of the mapping, where its huge pages
+    are.  Also returns how many processes could not be read."""
+    targets = []
+    skipped = 0
+    for pid in pids(fs):
+        try:
+            maps = exec_mappings(fs, pid)
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        except OSError:
+            skipped += 1
+            continue
+        for m in maps:
+            f = m['fields']
+            if not (f.get('FilePmdMapped') or f.get('AnonHugePages')):
+                continue
+            lo, hi = aligned_range(m['start'], m['end'], pmd)
+            if hi <= lo:
+                lo, hi = m['start'], m['end']
+            targets.append((pid, read_comm(fs, pid) or '?', lo, hi, m))
+    return targets, skipped
+
+
+# Knobs rollback writes 0 to.  pad_rodata is left alone: with
+# pad_threshold 0 nothing is padded whatever it says.
+ROLLBACK_KNOBS = ['enabled', 'pad_threshold', 'max_nr_hugetext']
+
+
+def rollback_plan(fs):
+    """The steps of a rollback, in order: (name, path, value, note);
+    path None for sync()."""
+    plan = []
+    for k in (KNOB_BY_NAME[n] for n in ROLLBACK_KNOBS):
+        plan.append(('write 0 to ' + k.filename, k.path, '0',
+                     'now %s' % fs.read_opt(k.path)))
+    if fs.exists(SPLIT_HUGE_PAGES):
+        targets, skipped = split_targets(fs, pmd_size(fs))
+        for pid, comm, lo, hi, m in targets:
+            huge = m['fields'].get('FilePmdMapped', 0) + \
+                m['fields'].get('AnonHugePages', 0)
+            plan.append(('split pid %d %x-%x' % (pid, lo, hi),
+                         SPLIT_HUGE_PAGES, '%d,%#x,%#x' % (pid, lo, hi),
+                         '%s %s, %s huge' % (comm, m['path'] or '[anon]',
+                                             human(huge))))
+        if not targets:
+            plan.append(('split huge text mappings', None, None,
+                         'no executable mapping is huge'))
+        if skipped:
+            plan.append(('split huge text mappings', None, None,
+                         '%d processes could not be read (not root?)'
+                         % skipped))
+    else:
+        plan.append(('split huge text mappings', None, None,
+                     'debugfs not mounted, skipped'))
+    plan.append(('sync', None, 'sync', None))
+    plan.append(('write 3 to drop_caches', DROP_CACHES, '3', None))
+    return plan
+
+
+def rollback_main(args, fs):
+    if not supported(fs):
+        if args.json:
+            emit_json(fs, {'steps': [], 'ok': False,
+                           'dry_run': args.dry_run})
+        raise HugetextError('this kernel has no hugetext support (no %s); '
+                            'nothing to roll back, nothing changed'
+                            % HUGETEXT_ENABLED, EXIT_UNSUPPORTED)
+    steps = []
+
+    def step(name, outcome, ok=True, path=None, value=None):
+        steps.append({'step': name, 'outcome': outcome, 'ok': ok,
+                      'path': path, 'value': value})
+        if not args.json:
+            print('%-36s %s' % (name + ':', outcome))
+
+    def write(path, value):
+        if not fs.exists(path):
+            return 'skipped (%s not present)' % path, True
+        old = fs.read_opt(path)
+        try:
+            if path == SPLIT_HUGE_PAGES:
+                fs.write(path, value + '\n', append=True)
+            else:
+                fs.write(path, value)
+        except OSError as e:
+            pid = parse_uint(value.split(',')[0])
+            if path == SPLIT_HUGE_PAGES and not fs.exists('/proc/%d' % pid):
+                return 'process exited, nothing to split', True
+            reason = e.strerror or str(e)
+            if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+                reason += ' (must be root)'
+            return 'FAILED: ' + reason, False
+        new = fs.read_opt(path)
+        if path == SPLIT_HUGE_PAGES or new is None:  # write-only files
+            return 'done', True
+        return '%s -> %s' % (old, new), True
+
+    for name, path, value, note in rollback_plan(fs):
+        if value is None:
+            step(name, note)
+        elif args.dry_run:
+            where = 'call sync()' if path is None else \
+                'write %s to %s' % (value, path)
+            step(name, 'would %s%s' % (where, ' (%s)' % note if note
+                                       else ''), True, path, value)
+        elif path is None:
+            try:
+                os.sync()
+                step(name, 'done')
+            except OSError as e:
+                step(name, 'FAILED: ' + e.strerror, False)
+        else:
+            step(name, *write(path, value), path=path, value=value)
+    failed = any(not s['ok'] for s in steps)
+    if args.json:
+        emit_json(fs, {'steps': steps, 'ok': not failed,
+                       'dry_run': args.dry_run})
+    return EXIT_ERROR if failed else EXIT_OK
