@@ -100,7 +100,7 @@ while read -r p tmo _ args; do
 	(cd "$work" && timeout "$tmo" "$dir/up_$p$sfx" $args) >"$out" 2>&1
 	rc=$?
 	# (programs that print "Name... result" lines instead, as
-	# uffd-unit-tests and the khugepaged test do: those lines)
+	# the khugepaged test and other pre-KTAP programs do: those lines)
 	sed "s/$esc\[[0-9;]*m//g" "$out" | awk -v p="$p" '
 		!/^(#|ok |not ok )/ && /[.][.][.] / {
 			gsub(/ +/, " ")
