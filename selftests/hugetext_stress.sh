@@ -213,7 +213,7 @@ if [ "$INJECT" = 1 ]; then
 	inj_pa=$(( BUDGET - $(cat $FPA/times) )) inj_slab=$(( BUDGET - $(cat $FSL/times) ))
 fi
 stop_injection
-restore
+knobs_restore
 cat /proc/vmstat >$W/vmstat.after
 fails=$(( $(delta hugetext_collapse_fail) + $(delta hugetext_nomem) + $(delta thp_collapse_alloc_failed) ))
 echo "# counters before: $(grep '^hugetext_' $W/vmstat.before | tr '\n' ' ')"
