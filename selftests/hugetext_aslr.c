@@ -67,7 +67,7 @@ int main(void)
 	int distinct;
 	double bits, expect;
 
-	ksft_begin_needing("hugetext_enabled", "CONFIG_HUGETEXT");
+	ksft_begin_needing(KNOB_ENABLED, "CONFIG_HUGETEXT");
 	snprintf(prog, sizeof(prog), "%s/hugetext_bigpie", self_dir());
 	{
 		FILE *f = fopen("/proc/sys/vm/mmap_rnd_bits", "r");
@@ -79,12 +79,12 @@ int main(void)
 	ksft_set_plan(3);
 	knobs_save();
 
-	knob_write("hugetext_enabled", "0");
+	knob_write(KNOB_ENABLED, "0");
 	bits = sample(prog, 64, &cong, &distinct);
 	ksft_print_msg("hugetext=0: 64 execs, %d distinct text starts, ~%.1f bits in 4K steps (mmap_rnd_bits %ld)\n",
 		       distinct, bits, rnd_bits);
 
-	knob_write("hugetext_enabled", "1");
+	knob_write(KNOB_ENABLED, "1");
 	bits = sample(prog, RUNS, &cong, &distinct);
 	expect = rnd_bits - log2(pmd_size() / 4096);
 	ksft_print_msg("hugetext=1: %d execs, %d distinct text starts, ~%.2f bits in 2M steps; expected %.0f\n",

@@ -56,7 +56,7 @@ int main(void)
 	int bad = 0, i, n;
 	long got, huge;
 
-	ksft_begin_needing("hugetext_enabled", "CONFIG_HUGETEXT");
+	ksft_begin_needing(KNOB_ENABLED, "CONFIG_HUGETEXT");
 	pmd = pmd_size();
 	knobs_save();
 	ksft_print_msg("hpage_pmd_size %lu (%lu MB), PAGE_SIZE %ld\n", pmd, pmd >> 20,
@@ -64,9 +64,9 @@ int main(void)
 	if (pmd <= PMD_MAX) {
 		ksft_set_plan(2);
 		for (i = 0; i < 3; i++) {
-			int err = -knob_write("hugetext_enabled", on[i]);
+			int err = -knob_write(KNOB_ENABLED, on[i]);
 
-			got = knob_read_long("hugetext_enabled");
+			got = knob_read_long(KNOB_ENABLED);
 			if (err || got != on[i][0] - '0') {
 				ksft_print_msg("writing %s: %s, reads %ld\n", on[i],
 					       err ? strerror(err) : "accepted", got);
@@ -75,7 +75,7 @@ int main(void)
 		}
 		ksft_test_result(!bad, "PMD %lu MB is at most 32 MB: hugetext_enabled takes 1, 2, 3\n",
 				 pmd >> 20);
-		knob_write_or_fail("hugetext_enabled", "0");
+		knob_write_or_fail(KNOB_ENABLED, "0");
 		knob_write_or_fail("enabled", "never");
 		n = prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SET | PR_HUGETEXT_JIT, 0, 0, 0) ? errno : 0;
 		huge = rwx_touch_huge(pmd);
@@ -89,7 +89,7 @@ int main(void)
 	ksft_set_plan(5);
 	/* 1: the boot parameter */
 	val = kernel_param("hugetext");
-	got = knob_read_long("hugetext_enabled");
+	got = knob_read_long(KNOB_ENABLED);
 	snprintf(line, sizeof(line), "hugetext=%s refused", val ? val : "");
 	n = val && strcmp(val, "0") ? klog_count(line) : 0;
 	ksft_test_result(got == 0 && (!val || !strcmp(val, "0") || n == 1),
@@ -98,16 +98,16 @@ int main(void)
 
 	/* 2: the knob */
 	for (i = 0; i < (int)(sizeof(on) / sizeof(on[0])); i++) {
-		int err = -knob_write("hugetext_enabled", on[i]);
+		int err = -knob_write(KNOB_ENABLED, on[i]);
 
-		got = knob_read_long("hugetext_enabled");
+		got = knob_read_long(KNOB_ENABLED);
 		if (err != EOPNOTSUPP || got != 0) {
 			ksft_print_msg("writing \"%.1s\": %s, reads %ld\n", on[i],
 				       err ? strerror(err) : "accepted", got);
 			bad++;
 		}
 	}
-	n = -knob_write("hugetext_enabled", "0");
+	n = -knob_write(KNOB_ENABLED, "0");
 	if (n) {
 		ksft_print_msg("writing 0: %s\n", strerror(n));
 		bad++;
@@ -139,7 +139,7 @@ int main(void)
 
 	/* 4: nothing harmful, whatever was tried */
 	knob_write_or_fail("enabled", "never");
-	knob_write("hugetext_enabled", "2");
+	knob_write(KNOB_ENABLED, "2");
 	prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SET | PR_HUGETEXT_JIT, 0, 0, 0);
 	huge = rwx_touch_huge(pmd);
 	prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SYSTEM, 0, 0, 0);
@@ -157,7 +157,7 @@ int main(void)
 
 		snprintf(size, sizeof(size), "%lu MB", pmd >> 20);
 
-		got = knob_read_long("hugetext_enabled");
+		got = knob_read_long(KNOB_ENABLED);
 		print_indented(out);
 		ksft_test_result(rc == 3 && strstr(out, "Operation not supported") &&
 				 strstr(out, size) && got == 0,

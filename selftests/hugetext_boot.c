@@ -17,14 +17,14 @@ int main(void)
 	bool valid = true;
 	int lines;
 
-	ksft_begin_needing("hugetext_enabled", "CONFIG_HUGETEXT");
+	ksft_begin_needing(KNOB_ENABLED, "CONFIG_HUGETEXT");
 	val = kernel_param("hugetext");
 	ksft_set_plan(2);
 	if (val) {
 		valid = strlen(val) == 1 && val[0] >= '0' && val[0] <= '3';
 		expect = valid ? val[0] - '0' : 0;
 	}
-	got = knob_read_long("hugetext_enabled");
+	got = knob_read_long(KNOB_ENABLED);
 	ksft_test_result(got == expect, "booted with hugetext=%s: knob reads %ld (expected %ld)\n",
 			 val ? val : "<none>", got, expect);
 

@@ -63,8 +63,6 @@
 #include "kselftest.h"
 #include "hugetext_util.h"
 
-#define CAP "khugepaged/max_nr_hugetext"
-#define SAMPLE "khugepaged/hugetext_sample_millisecs"
 #define SAMPLE_MS 100
 /*
  * Bound, in sampling periods, for the hot set to be PMD-mapped: the design
@@ -473,8 +471,8 @@ static void defrag_never(struct proc *p)
 	size_t len = 0, thp_len[4];
 	int fd, k;
 
-	knob_write("hugetext_enabled", "1");
-	knob_write(CAP, "2");
+	knob_write(KNOB_ENABLED, "1");
+	knob_write(KNOB_MAX_NR_HUGETEXT, "2");
 	knob_write("defrag", "never");
 	knob_write("khugepaged/defrag", "0");
 	fd = open("/proc/sys/vm/compaction_proactiveness", O_RDONLY);
@@ -546,19 +544,19 @@ int main(void)
 	void *anon;
 
 	ksft_print_header();
-	if (!knob_exists(CAP) || !knob_exists(SAMPLE))
-		ksft_exit_skip("kernel without max_nr_hugetext (no %s%s)\n", THP_DIR, CAP);
+	if (!knob_exists(KNOB_MAX_NR_HUGETEXT) || !knob_exists(KNOB_SAMPLE_MILLISECS))
+		ksft_exit_skip("kernel without max_nr_hugetext (no %s%s)\n", THP_DIR, KNOB_MAX_NR_HUGETEXT);
 	ksft_set_plan(2 * KNOB_TABLE_RESULTS + 9 + 10);
 	knobs_save();
 
-	knob_test_table(CAP);
-	knob_test_table(SAMPLE);
+	knob_test_table(KNOB_MAX_NR_HUGETEXT);
+	knob_test_table(KNOB_SAMPLE_MILLISECS);
 
-	if (knob_write("hugetext_enabled", "1") || knob_write(CAP, "0") ||
+	if (knob_write(KNOB_ENABLED, "1") || knob_write(KNOB_MAX_NR_HUGETEXT, "0") ||
 	    knob_write("enabled", "madvise"))
 		ksft_exit_fail_msg("cannot set hugetext_enabled=1, enabled=madvise\n");
 	khugepaged_fast();
-	knob_write(SAMPLE, "100");
+	knob_write(KNOB_SAMPLE_MILLISECS, "100");
 	first_fault = vmstat_read("hugetext_fault_read") >= 0;
 
 	/* no cap: every region (7.3: every region the program runs) */
@@ -595,7 +593,7 @@ int main(void)
 	 * case above made huge -- the same path that maps a region whose
 	 * prompt collapse lost a race with khugepaged collapsing it.
 	 */
-	knob_write(CAP, "1");
+	knob_write(KNOB_MAX_NR_HUGETEXT, "1");
 	if (spawn(&p[0], first_fault ? "2,5" : "2", first_fault ? "2,5" : "2"))
 		ksft_exit_fail_msg("cannot run hugetext_hotcold\n");
 	want[0] = 1u << 2;
@@ -603,7 +601,7 @@ int main(void)
 	if (r < 0) {
 		ksft_print_msg("cap 1: region 2 alone was not PMD-mapped\n");
 	} else {
-		knob_write(CAP, "0");
+		knob_write(KNOB_MAX_NR_HUGETEXT, "0");
 		want[0] = first_fault ? 1u << 2 | 1u << 5 : (1u << p[0].n) - 1;
 		r = wait_sets(p, want, 1, 0, 30);
 	}
@@ -619,7 +617,7 @@ int main(void)
 	drop_caches();
 	collapsed = vmstat_read("hugetext_cap_collapsed");
 	sampled = vmstat_read("hugetext_cap_sampled");
-	knob_write(CAP, "2");
+	knob_write(KNOB_MAX_NR_HUGETEXT, "2");
 	if (spawn(&p[0], "2,5", "7,8"))
 		ksft_exit_fail_msg("cannot run hugetext_hotcold\n");
 	want[0] = 1u << 2 | 1u << 5;
@@ -659,12 +657,12 @@ int main(void)
 	stop(&p[1]);
 
 	/* lowering the cap */
-	knob_write(CAP, "3");
+	knob_write(KNOB_MAX_NR_HUGETEXT, "3");
 	if (spawn(&p[0], "0,4,9", "0,4,9"))
 		ksft_exit_fail_msg("cannot run hugetext_hotcold\n");
 	want[0] = 1u << 0 | 1u << 4 | 1u << 9;
 	r = wait_sets(p, want, 1, 3, MAX_PERIODS * SAMPLE_MS / 1000.0 + 5);
-	knob_write(CAP, "1");
+	knob_write(KNOB_MAX_NR_HUGETEXT, "1");
 	if (r >= 0) {
 		double t0 = mono_now();
 		unsigned int m;
@@ -687,8 +685,8 @@ int main(void)
 		long ad = vmstat_read("hugetext_cap_anon_demoted");
 		char h1[32], h2[32], h3[32], h4[32];
 
-		knob_write("hugetext_enabled", "3");
-		knob_write(CAP, "0");
+		knob_write(KNOB_ENABLED, "3");
+		knob_write(KNOB_MAX_NR_HUGETEXT, "0");
 		if (spawn_jit(&p[0], "2", "-", "-"))
 			ksft_exit_fail_msg("cannot run hugetext_hotcold --jit 2\n");
 		care = 3u << n;
@@ -698,7 +696,7 @@ int main(void)
 		ksft_test_result(r >= 0, "hugetext=3, cap 0: both JIT regions PMD-mapped (%.2f s)\n", r);
 		stop(&p[0]);
 
-		knob_write(CAP, "2");
+		knob_write(KNOB_MAX_NR_HUGETEXT, "2");
 		snprintf(h1, sizeof(h1), "2,%d", j0);
 		snprintf(h2, sizeof(h2), "%d,7", j1);
 		if (spawn_jit(&p[0], "2", h1, h2))
@@ -741,7 +739,7 @@ int main(void)
 		 * and with nothing granting slots the cap kept JIT code on
 		 * small pages altogether)
 		 */
-		knob_write("hugetext_enabled", "2");
+		knob_write(KNOB_ENABLED, "2");
 		/* text the earlier cases left huge in the page cache would be
 		 * PMD-mapped at fault by THP's own rules (bit 0 is off) */
 		drop_caches();
@@ -760,7 +758,7 @@ int main(void)
 		 * 0) is capped too and gets its slots: its mm is one the
 		 * sampler visits
 		 */
-		knob_write("hugetext_enabled", "0");
+		knob_write(KNOB_ENABLED, "0");
 		if (prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SET | PR_HUGETEXT_TEXT, 0, 0, 0))
 			ksft_exit_fail_msg("PR_SET_HUGETEXT: %s\n", strerror(errno));
 		if (spawn(&p[0], "2,5", "2,5"))
@@ -792,7 +790,7 @@ int main(void)
 					 "hugetext_enabled=0, no process opted in, cap 2: no sampling period in %d ms (hugetext_cap_periods +%ld)\n",
 					 5 * SAMPLE_MS, p1 - p0);
 		}
-		knob_write("hugetext_enabled", "3");
+		knob_write(KNOB_ENABLED, "3");
 	}
 
 	/* the cap is about code: anonymous data THP in a capped process is not */

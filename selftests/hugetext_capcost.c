@@ -92,16 +92,16 @@ int main(void)
 	double per;
 	char c;
 
-	ksft_begin_needing("khugepaged/max_nr_hugetext", "the hugetext cap");
+	ksft_begin_needing(KNOB_MAX_NR_HUGETEXT, "the hugetext cap");
 	if (vmstat_read("hugetext_cap_periods") < 0)
 		ksft_exit_fail_msg("no hugetext_cap_periods in /proc/vmstat: the sampler's cost is not reported\n");
 	snprintf(path, sizeof(path), "%s/hugetext_bigtext", self_dir());
 	ksft_set_plan(3);
 	knobs_save();
 	knob_write("enabled", "madvise");
-	knob_write("hugetext_enabled", "1");
-	if (knob_write("khugepaged/max_nr_hugetext", "2") ||
-	    knob_write("khugepaged/hugetext_sample_millisecs", "100"))
+	knob_write(KNOB_ENABLED, "1");
+	if (knob_write(KNOB_MAX_NR_HUGETEXT, "2") ||
+	    knob_write(KNOB_SAMPLE_MILLISECS, "100"))
 		ksft_exit_fail_msg("cannot set the cap's knobs\n");
 
 	if (pipe(ready))

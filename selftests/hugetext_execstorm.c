@@ -93,7 +93,7 @@ static void measure(const char *what, char *const argv[], int workers, long regi
 
 	if (regions) {
 		drop_caches();
-		knob_write("hugetext_enabled", "1");
+		knob_write(KNOB_ENABLED, "1");
 		c0 = regions_copied();
 		r = storm(argv, workers, SECS);
 		c1 = regions_copied();
@@ -107,7 +107,7 @@ static void measure(const char *what, char *const argv[], int workers, long regi
 	for (i = 0; i < 2 * ROUNDS; i++) {
 		bool hon = !(i % 2);
 
-		knob_write("hugetext_enabled", hon ? "1" : "0");
+		knob_write(KNOB_ENABLED, hon ? "1" : "0");
 		r = storm(argv, workers, SECS);
 		ksft_print_msg("%s: round %d, hugetext %s: %.1f execs/s\n",
 			       what, i / 2 + 1, hon ? "on " : "off", r);
@@ -133,7 +133,7 @@ int main(void)
 	char *true_argv[] = { "/bin/true", NULL };
 	int workers = sysconf(_SC_NPROCESSORS_ONLN);
 
-	ksft_begin_needing("hugetext_enabled", "CONFIG_HUGETEXT");
+	ksft_begin_needing(KNOB_ENABLED, "CONFIG_HUGETEXT");
 	snprintf(big, sizeof(big), "%s/hugetext_bigtext", self_dir());
 	ksft_set_plan(3);
 	knobs_save();

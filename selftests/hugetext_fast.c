@@ -98,12 +98,12 @@ static void test_reexec(void)
 	int rc1, rc2;
 
 	/* cold run without hugetext: 4K faults (with fault-around) */
-	knob_write("hugetext_enabled", "0");
+	knob_write(KNOB_ENABLED, "0");
 	drop_caches();
 	rc1 = run(prog_text, "none", "0", true, false, NULL);
 	cold = parse_after(out, "first-touch faults ");
 	/* populate the huge page cache, then exec again */
-	knob_write("hugetext_enabled", "1");
+	knob_write(KNOB_ENABLED, "1");
 	run(prog_text, "huge", "3000", false, false, NULL);
 	rc2 = run(prog_text, "huge", "0", true, false, NULL);
 	warm = parse_after(out, "first-touch faults ");
@@ -121,11 +121,11 @@ static void test_pie_off(void)
 	long a0 = vmstat_read("hugetext_align_exec");
 	int rc;
 
-	knob_write("hugetext_enabled", "0");
+	knob_write(KNOB_ENABLED, "0");
 	rc = run(prog_pie, "none", "0", true, false, NULL);
 	ksft_test_result(rc == 0 && vmstat_read("hugetext_align_exec") == a0,
 			 "hugetext=0: PIE placed as upstream (hugetext_align_exec unchanged), no PMD\n");
-	knob_write("hugetext_enabled", "1");
+	knob_write(KNOB_ENABLED, "1");
 	a0 = vmstat_read("hugetext_align_exec");
 	rc = run(prog_pie, "addr", "0", true, false, NULL);
 	ksft_test_result(rc == 0 && vmstat_read("hugetext_align_exec") == a0 + 1,
@@ -185,7 +185,7 @@ static void test_skips(void)
 
 int main(void)
 {
-	ksft_begin_needing("hugetext_enabled", "CONFIG_HUGETEXT");
+	ksft_begin_needing(KNOB_ENABLED, "CONFIG_HUGETEXT");
 	if (vmstat_read("hugetext_collapse_ok") < 0)
 		ksft_exit_fail_msg("no hugetext counters in /proc/vmstat\n");
 	snprintf(prog_text, sizeof(prog_text), "%s/hugetext_bigtext", self_dir());
@@ -195,7 +195,7 @@ int main(void)
 	knobs_save();
 	knob_write("enabled", "madvise");
 	khugepaged_defaults();
-	knob_write("hugetext_enabled", "1");
+	knob_write(KNOB_ENABLED, "1");
 
 	test_prompt("ET_EXEC 16M text", prog_text);
 	test_prompt("PIE 8M text", prog_pie);

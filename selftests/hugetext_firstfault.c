@@ -87,7 +87,7 @@ static void test_helper(const char *what, const char *name, bool on)
 	int rc;
 
 	snprintf(prog, sizeof(prog), "%s/%s", self_dir(), name);
-	knob_write("hugetext_enabled", on ? "1" : "0");
+	knob_write(KNOB_ENABLED, on ? "1" : "0");
 	drop_caches();
 	counts(&a);
 	rc = run_helper(argv, out, sizeof(out), NULL, false);
@@ -137,14 +137,14 @@ static void test_cc1(bool pad)
 		ksft_test_result_skip("cc1: %s or %s missing in this rootfs\n", cc1, src);
 		return;
 	}
-	if (pad && (!knob_exists("hugetext_pad_threshold") ||
-		    !knob_exists("hugetext_pad_rodata"))) {
+	if (pad && (!knob_exists(KNOB_PAD_THRESHOLD) ||
+		    !knob_exists(KNOB_PAD_RODATA))) {
 		ksft_test_result_skip("cc1 padded: no hugetext padding in this kernel\n");
 		return;
 	}
-	knob_write("hugetext_pad_threshold", pad ? "4096" : "0");
-	knob_write("hugetext_pad_rodata", pad ? "1" : "0");
-	knob_write("hugetext_enabled", "1");
+	knob_write(KNOB_PAD_THRESHOLD, pad ? "4096" : "0");
+	knob_write(KNOB_PAD_RODATA, pad ? "1" : "0");
+	knob_write(KNOB_ENABLED, "1");
 	drop_caches();
 	counts(&a);
 	t0 = mono_now();
@@ -176,8 +176,8 @@ static void test_cc1(bool pad)
 		       ms_full, polls, WIFEXITED(status) ? WEXITSTATUS(status) : -1,
 		       read, b.fault_fallback - a.fault_fallback,
 		       b.collapse_ok - a.collapse_ok, mapped);
-	knob_write("hugetext_pad_threshold", "0");
-	knob_write("hugetext_pad_rodata", "0");
+	knob_write(KNOB_PAD_THRESHOLD, "0");
+	knob_write(KNOB_PAD_RODATA, "0");
 	if (pad) {
 		ksft_test_result(WIFEXITED(status) && !WEXITSTATUS(status) && ideal &&
 				 !(start % pmd_size()) && !(end % pmd_size()) &&
@@ -195,7 +195,7 @@ static void test_cc1(bool pad)
 
 int main(void)
 {
-	ksft_begin_needing("hugetext_enabled", "CONFIG_HUGETEXT");
+	ksft_begin_needing(KNOB_ENABLED, "CONFIG_HUGETEXT");
 	if (vmstat_read("hugetext_fault_read") < 0)
 		ksft_exit_skip("this kernel has no first-fault read of program text (no hugetext_fault_read)\n");
 	if (pmd_size() != 2 << 20)
@@ -204,7 +204,7 @@ int main(void)
 	knobs_save();
 	/* THP plays no part; khugepaged parked: one scan now, then 10 minutes */
 	knob_write("enabled", "never");
-	knob_write("hugetext_enabled", "1");
+	knob_write(KNOB_ENABLED, "1");
 	knob_write("khugepaged/scan_sleep_millisecs", "600000");
 	knob_write("khugepaged/alloc_sleep_millisecs", "600000");
 	sleep(2);

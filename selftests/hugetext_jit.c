@@ -309,7 +309,7 @@ static int run_case(const struct jcase *c)
 	pid_t pid;
 	int status;
 
-	if (knob_write("hugetext_enabled", c->hugetext) || knob_write("enabled", c->thp)) {
+	if (knob_write(KNOB_ENABLED, c->hugetext) || knob_write("enabled", c->thp)) {
 		ksft_print_msg("cannot set hugetext_enabled=%s enabled=%s\n", c->hugetext, c->thp);
 		return -1;
 	}
@@ -336,7 +336,7 @@ int main(void)
 {
 	size_t i;
 
-	ksft_begin_needing("hugetext_enabled", "CONFIG_HUGETEXT");
+	ksft_begin_needing(KNOB_ENABLED, "CONFIG_HUGETEXT");
 	if (vmstat_read("hugetext_anon_exec") < 0)
 		ksft_exit_skip("kernel without hugetext for anonymous executable memory\n");
 	knobs_save();

@@ -36,8 +36,6 @@
 #include "hugetext_util.h"
 
 #define REGION (2UL << 20)
-#define CAP "khugepaged/max_nr_hugetext"
-#define SAMPLE "khugepaged/hugetext_sample_millisecs"
 #define JAVAC "/usr/bin/javac"
 #define SOURCE "/opt/hugetext/Gen.java"
 #define TIMEOUT_S 900
@@ -241,18 +239,18 @@ int main(void)
 	int i, ok[4], n;
 	long ac;
 
-	ksft_begin_needing("hugetext_enabled", "CONFIG_HUGETEXT");
+	ksft_begin_needing(KNOB_ENABLED, "CONFIG_HUGETEXT");
 	ksft_need_program(JAVAC, SOURCE);
 	ksft_set_plan(5);
 	knobs_save();
 	knob_write_or_fail("enabled", "madvise");
 	khugepaged_defaults();
-	knob_write(SAMPLE, "100");
+	knob_write(KNOB_SAMPLE_MILLISECS, "100");
 
 	ac = vmstat_read("hugetext_cap_anon_collapsed");
 	for (i = 0; i < 4; i++) {
-		if (knob_write("hugetext_enabled", modes[i].ht) ||
-		    (knob_exists(CAP) && knob_write(CAP, modes[i].cap)))
+		if (knob_write(KNOB_ENABLED, modes[i].ht) ||
+		    (knob_exists(KNOB_MAX_NR_HUGETEXT) && knob_write(KNOB_MAX_NR_HUGETEXT, modes[i].cap)))
 			ksft_exit_fail_msg("cannot set hugetext_enabled=%s, cap %s\n",
 					   modes[i].ht, modes[i].cap);
 		drop_caches();
@@ -271,7 +269,7 @@ int main(void)
 			 r[2].max_libjvm >= (long)REGION,
 			 "hugetext=3: the code cache (%ld KB) and libjvm.so's text (%ld KB) PMD-mapped\n",
 			 r[2].max_jit >> 10, r[2].max_libjvm >> 10);
-	if (!knob_exists(CAP))
+	if (!knob_exists(KNOB_MAX_NR_HUGETEXT))
 		ksft_test_result_skip("kernel without max_nr_hugetext\n");
 	else
 		ksft_test_result(ok[3] && r[3].max_regions <= 2 && r[3].max_regions >= 1,

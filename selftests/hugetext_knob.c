@@ -17,7 +17,6 @@
 #include "kselftest.h"
 #include "hugetext_util.h"
 
-#define KNOB "hugetext_enabled"
 
 static char longstr[8192];
 
@@ -29,9 +28,12 @@ static char longstr[8192];
 static int concurrent_writers(const char *knob, const char *const *good,
 			      int ngood, int rounds)
 {
-	static const char *const junk[] = { "-1", "0x1", " 1", "4194304", "abc", longstr };
+	char over[32];	/* the knob's maximum + 1 (the table's, on this PMD size) */
+	const char *const junk[] = { "-1", "0x1", " 1", over, "abc", longstr };
 	int status, i, errs = 0;
 	pid_t w[2];
+
+	snprintf(over, sizeof(over), "%ld", knob_max(knob) + 1);
 
 	for (i = 0; i < 2; i++) {
 		w[i] = fork();
@@ -62,23 +64,23 @@ int main(void)
 	char want[8];
 	int v, err;
 
-	ksft_begin_needing(KNOB, "CONFIG_HUGETEXT");
+	ksft_begin_needing(KNOB_ENABLED, "CONFIG_HUGETEXT");
 	memset(longstr, '1', sizeof(longstr) - 1);
 	ksft_set_plan(8 + KNOB_TABLE_RESULTS + 4 + 2);
 	knobs_save();
 
 	for (v = 0; v <= 3; v++) {
 		snprintf(want, sizeof(want), "%d\n", v);
-		err = knob_write(KNOB, want);
-		ksft_test_result(!err && knob_read_long(KNOB) == v,
+		err = knob_write(KNOB_ENABLED, want);
+		ksft_test_result(!err && knob_read_long(KNOB_ENABLED) == v,
 				 "write \"%d\\n\" reads back %d\n", v, v);
 		snprintf(want, sizeof(want), "%d", 3 - v);
-		err = knob_write(KNOB, want);
-		ksft_test_result(!err && knob_read_long(KNOB) == 3 - v,
+		err = knob_write(KNOB_ENABLED, want);
+		ksft_test_result(!err && knob_read_long(KNOB_ENABLED) == 3 - v,
 				 "write \"%d\" reads back %d\n", 3 - v, 3 - v);
 	}
 
-	knob_test_table(KNOB);
+	knob_test_table(KNOB_ENABLED);
 
 	/* khugepaged follows hugetext even when THP does not need it */
 	if (knob_write("enabled", "never") ||
@@ -89,31 +91,34 @@ int main(void)
 		ksft_test_result_skip("khugepaged start/stop needs THP=never\n");
 		ksft_test_result_skip("khugepaged start/stop needs THP=never\n");
 	} else {
-		knob_write(KNOB, "0");
+		knob_write(KNOB_ENABLED, "0");
 		ksft_test_result(!khugepaged_running(),
 				 "THP=never, hugetext=0: khugepaged is not running\n");
-		knob_write(KNOB, "1");
+		knob_write(KNOB_ENABLED, "1");
 		ksft_test_result(khugepaged_running(),
 				 "THP=never, hugetext=1: khugepaged runs\n");
-		knob_write(KNOB, "2");
+		knob_write(KNOB_ENABLED, "2");
 		ksft_test_result(khugepaged_running(),
 				 "THP=never, hugetext=2: khugepaged runs\n");
-		knob_write(KNOB, "0");
+		knob_write(KNOB_ENABLED, "0");
 		ksft_test_result(!khugepaged_running(),
 				 "THP=never, hugetext=0 again: khugepaged stopped\n");
 	}
 	{
 		static const char *const good_mode[] = { "1", "3", "0", "2" };
-		static const char *const good_pad[] = { "4096", "0", "2097151", "65536" };
-		int rc = concurrent_writers(KNOB, good_mode, 4, 2000);
+		char max[32];	/* the table's maximum: PMD size - 1 */
+		const char *const good_pad[] = { "4096", "0", max, "65536" };
+		int rc = concurrent_writers(KNOB_ENABLED, good_mode, 4, 2000);
+
+		snprintf(max, sizeof(max), "%ld", knob_max(KNOB_PAD_THRESHOLD));
 
 		ksft_test_result(rc == 0,
 				 "%s: 2000 good and 2000 bad writes racing: bad ones all EINVAL, value is the last good one (%d)\n",
-				 KNOB, rc);
-		if (!knob_exists("hugetext_pad_threshold"))
+				 KNOB_ENABLED, rc);
+		if (!knob_exists(KNOB_PAD_THRESHOLD))
 			ksft_test_result_skip("no hugetext_pad_threshold\n");
 		else {
-			rc = concurrent_writers("hugetext_pad_threshold", good_pad, 4, 2000);
+			rc = concurrent_writers(KNOB_PAD_THRESHOLD, good_pad, 4, 2000);
 			ksft_test_result(rc == 0,
 					 "hugetext_pad_threshold: 2000 good and 2000 bad writes racing: bad ones all EINVAL, value is the last good one (%d)\n",
 					 rc);

@@ -47,7 +47,7 @@ static void test_lib(const char *fs, const char *dir, const char *name)
 	int rc;
 
 	snprintf(prog, sizeof(prog), "%s/%s", dir, name);
-	knob_write("hugetext_enabled", "1");
+	knob_write(KNOB_ENABLED, "1");
 	drop_caches();
 	rc = run(prog, "huge");
 	ms = parse_after(out, "all PMD-mapped ");
@@ -57,7 +57,7 @@ static void test_lib(const char *fs, const char *dir, const char *name)
 	if (strcmp(fs, "ext4"))
 		ksft_test_result(vmstat_read("hugetext_align_mmap") > m0,
 				 "%s: placement counted in hugetext_align_mmap\n", fs);
-	knob_write("hugetext_enabled", "0");
+	knob_write(KNOB_ENABLED, "0");
 	drop_caches();
 	rc = run(prog, "none");
 	ksft_test_result(rc == 0, "%s: hugetext=0: no PMD-mapped DSO text\n", fs);
@@ -76,7 +76,7 @@ static void test_data_file(void)
 	int fd, i, aligned = 0, n = 0;
 	char *buf;
 
-	knob_write("hugetext_enabled", "1");
+	knob_write(KNOB_ENABLED, "1");
 	fd = open(OVL "/merged/data.bin", O_RDWR | O_CREAT | O_TRUNC, 0644);
 	buf = calloc(1, len);
 	if (fd < 0 || !buf || write(fd, buf, len) != (ssize_t)len) {
@@ -164,10 +164,10 @@ static void test_reservation(void)
 		 * by chance; a length that is a multiple of 2M (64M) on one
 		 * always (THP's own placement of large anonymous mappings)
 		 */
-		knob_write("hugetext_enabled", "0");
+		knob_write(KNOB_ENABLED, "0");
 		base = reservations_aligned(cases[i].len, cases[i].prot,
 					    cases[i].flags, &counted);
-		knob_write("hugetext_enabled", cases[i].mode);
+		knob_write(KNOB_ENABLED, cases[i].mode);
 		n = reservations_aligned(cases[i].len, cases[i].prot,
 					 cases[i].flags, &counted);
 		ksft_test_result(n >= 0 && counted == 0 &&
@@ -200,7 +200,7 @@ int main(void)
 {
 	char dir[512];
 
-	ksft_begin_needing("hugetext_enabled", "CONFIG_HUGETEXT");
+	ksft_begin_needing(KNOB_ENABLED, "CONFIG_HUGETEXT");
 	snprintf(dir, sizeof(dir), "%s", self_dir());
 	ksft_set_plan(15);
 	knobs_save();

@@ -36,7 +36,6 @@
 #define SCRIPT "/opt/hugetext/work.js"
 #define RUN_SECS "12"		/* each node process's work, guest seconds */
 #define SAMPLE_AT 8.0		/* seconds after both started */
-#define CAP "khugepaged/max_nr_hugetext"
 
 /* most code regions either process had PMD-mapped at one 50 ms poll */
 static long max_regions[2];
@@ -206,30 +205,30 @@ int main(void)
 	long capmax[2] = { -1, -1 };
 	bool ok;
 
-	ksft_begin_needing("hugetext_enabled", "CONFIG_HUGETEXT");
+	ksft_begin_needing(KNOB_ENABLED, "CONFIG_HUGETEXT");
 	ksft_need_program(NODE, SCRIPT);
 	ksft_set_plan(5);
 	knobs_save();
 	knob_write_or_fail("enabled", "madvise");
 
-	knob_write("hugetext_enabled", "3");
+	knob_write(KNOB_ENABLED, "3");
 	drop_caches();
 	bad_ht = run_two("hugetext=3", NULL, ht, "/tmp/node-ht");
-	knob_write("hugetext_enabled", "0");
+	knob_write(KNOB_ENABLED, "0");
 	drop_caches();
 	bad_lp = run_two("hugetext=0, --use-largepages=on", "--use-largepages=on", lp,
 			 "/tmp/node-lp");
 	drop_caches();
 	bad_off = run_two("hugetext=0", NULL, off, "/tmp/node-off");
-	if (knob_exists(CAP)) {
-		knob_write("hugetext_enabled", "3");
-		knob_write("khugepaged/hugetext_sample_millisecs", "100");
-		knob_write(CAP, "2");
+	if (knob_exists(KNOB_MAX_NR_HUGETEXT)) {
+		knob_write(KNOB_ENABLED, "3");
+		knob_write(KNOB_SAMPLE_MILLISECS, "100");
+		knob_write(KNOB_MAX_NR_HUGETEXT, "2");
 		drop_caches();
 		bad_cap = run_two("hugetext=3, max_nr_hugetext=2", NULL, cap, "/tmp/node-cap");
 		capmax[0] = max_regions[0];
 		capmax[1] = max_regions[1];
-		knob_write(CAP, "0");
+		knob_write(KNOB_MAX_NR_HUGETEXT, "0");
 	}
 
 	ok = !bad_ht;
@@ -252,7 +251,7 @@ int main(void)
 	for (i = 0; i < 2; i++)
 		ok = ok && off[i].text_pmd == 0 && off[i].text_anon_huge == 0;
 	ksft_test_result(ok, "hugetext=0: no node text PMD-mapped\n");
-	if (!knob_exists(CAP))
+	if (!knob_exists(KNOB_MAX_NR_HUGETEXT))
 		ksft_test_result_skip("kernel without max_nr_hugetext\n");
 	else
 		ksft_test_result(!bad_cap && capmax[0] >= 1 && capmax[0] <= 2 &&

@@ -77,11 +77,11 @@ int main(void)
 {
 	unsigned int i;
 
-	ksft_begin_needing("hugetext_enabled", "CONFIG_HUGETEXT");
+	ksft_begin_needing(KNOB_ENABLED, "CONFIG_HUGETEXT");
 	ksft_set_plan(sizeof(cases) / sizeof(cases[0]));
 	knobs_save();
-	if (knob_exists("khugepaged/max_nr_hugetext"))
-		knob_write("khugepaged/max_nr_hugetext", "0");
+	if (knob_exists(KNOB_MAX_NR_HUGETEXT))
+		knob_write(KNOB_MAX_NR_HUGETEXT, "0");
 	if (make_file())
 		ksft_exit_fail_msg("cannot write %s: %s\n", FILE_PATH, strerror(errno));
 
@@ -90,7 +90,7 @@ int main(void)
 		size_t len;
 		char *p;
 
-		if (knob_write("hugetext_enabled", cases[i].hugetext) ||
+		if (knob_write(KNOB_ENABLED, cases[i].hugetext) ||
 		    knob_write("enabled", cases[i].thp))
 			ksft_exit_fail_msg("cannot set hugetext_enabled=%s enabled=%s\n",
 					   cases[i].hugetext, cases[i].thp);

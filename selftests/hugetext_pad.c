@@ -31,8 +31,6 @@
 #include "kselftest.h"
 #include "hugetext_util.h"
 
-#define KNOB "hugetext_pad_threshold"
-#define RODATA "hugetext_pad_rodata"
 
 static char dir[512];
 
@@ -41,6 +39,7 @@ static char dir[512];
 #define THR_TAIL_1	-2	/* the tail + 1 */
 #define THR_HEAD	-3	/* the text's part of the head region */
 #define THR_HEAD_1	-4	/* that + 1 */
+#define THR_MAX		-5	/* the knob's maximum, PMD size - 1 */
 
 struct pcase {
 	const char *layout;	/* ok, gap, rw, near, eof */
@@ -61,7 +60,7 @@ static const struct pcase cases[] = {
 	{ "ok", "1", THR_TAIL_1, "1", 0, 1, "threshold = tail + 1: only the head padded" },
 	{ "ok", "1", THR_HEAD, "1", 0, 1, "threshold = the head's text: only the head padded" },
 	{ "ok", "1", THR_HEAD_1, "1", 0, 0, "threshold = the head's text + 1: no padding" },
-	{ "ok", "1", 2097151, "1", 0, 0, "threshold 2097151: no padding" },
+	{ "ok", "1", THR_MAX, "1", 0, 0, "threshold PMD size - 1 (the maximum): no padding" },
 	{ "ok", "0", 4096, "1", 0, 0, "hugetext=0: no padding whatever the thresholds" },
 	{ "ok", "3", 4096, "1", 1, 1, "hugetext=3: both ends padded" },
 	{ "rw", "1", 4096, "1", 0, 1, "writable segment inside the tail's region: tail not padded" },
@@ -89,12 +88,13 @@ static int run_case(const struct pcase *c)
 	}
 	t = c->threshold;
 	t = t == THR_TAIL ? (long)tail : t == THR_TAIL_1 ? (long)tail + 1 :
-	    t == THR_HEAD ? (long)hpart : t == THR_HEAD_1 ? (long)hpart + 1 : t;
+	    t == THR_HEAD ? (long)hpart : t == THR_HEAD_1 ? (long)hpart + 1 :
+	    t == THR_MAX ? knob_max(KNOB_PAD_THRESHOLD) : t;
 	snprintf(thr, sizeof(thr), "%ld", t);
-	if (knob_write("hugetext_enabled", c->hugetext) || knob_write("enabled", "madvise") ||
-	    knob_write(KNOB, thr) || knob_write(RODATA, c->rodata)) {
+	if (knob_write(KNOB_ENABLED, c->hugetext) || knob_write("enabled", "madvise") ||
+	    knob_write(KNOB_PAD_THRESHOLD, thr) || knob_write(KNOB_PAD_RODATA, c->rodata)) {
 		ksft_print_msg("cannot set hugetext_enabled=%s %s=%s %s=%s\n", c->hugetext,
-			       KNOB, thr, RODATA, c->rodata);
+			       KNOB_PAD_THRESHOLD, thr, KNOB_PAD_RODATA, c->rodata);
 		return -1;
 	}
 	khugepaged_fast();
@@ -128,12 +128,12 @@ int main(int argc, char **argv)
 {
 	size_t i;
 	int err;
-	char *slash;
+	char *slash, max[32];
 
 	ksft_print_header();
-	if (!knob_exists(KNOB) || !knob_exists(RODATA))
+	if (!knob_exists(KNOB_PAD_THRESHOLD) || !knob_exists(KNOB_PAD_RODATA))
 		ksft_exit_skip("kernel without hugetext padding (no %s%s or %s)\n", THP_DIR,
-			       KNOB, RODATA);
+			       KNOB_PAD_THRESHOLD, KNOB_PAD_RODATA);
 	snprintf(dir, sizeof(dir), "%s", argv[0]);
 	slash = strrchr(dir, '/');
 	if (slash)
@@ -143,24 +143,25 @@ int main(int argc, char **argv)
 	ksft_set_plan(4 + 2 + 2 * KNOB_TABLE_RESULTS + sizeof(cases) / sizeof(cases[0]));
 	knobs_save();
 
-	/* the knob: 0..2097151 round-trip, everything else is refused */
-	knob_write(KNOB, "7");
-	ksft_test_result(knob_read_long(KNOB) == 7, "write \"7\" reads back 7\n");
-	err = knob_write(KNOB, "0\n");
-	ksft_test_result(!err && knob_read_long(KNOB) == 0, "write \"0\\n\" reads back 0\n");
-	err = knob_write(KNOB, "2097151");
-	ksft_test_result(!err && knob_read_long(KNOB) == 2097151,
-			 "write \"2097151\" (PMD size - 1) reads back 2097151\n");
-	err = knob_write(KNOB, "4096\n");
-	ksft_test_result(!err && knob_read_long(KNOB) == 4096, "write \"4096\\n\" reads back 4096\n");
-	knob_test_table(KNOB);
+	/* the knob: 0..PMD size - 1 round-trip, everything else is refused */
+	knob_write(KNOB_PAD_THRESHOLD, "7");
+	ksft_test_result(knob_read_long(KNOB_PAD_THRESHOLD) == 7, "write \"7\" reads back 7\n");
+	err = knob_write(KNOB_PAD_THRESHOLD, "0\n");
+	ksft_test_result(!err && knob_read_long(KNOB_PAD_THRESHOLD) == 0, "write \"0\\n\" reads back 0\n");
+	snprintf(max, sizeof(max), "%ld", knob_max(KNOB_PAD_THRESHOLD));
+	err = knob_write(KNOB_PAD_THRESHOLD, max);
+	ksft_test_result(!err && knob_read_long(KNOB_PAD_THRESHOLD) == atol(max),
+			 "write \"%s\" (PMD size - 1) reads back %s\n", max, max);
+	err = knob_write(KNOB_PAD_THRESHOLD, "4096\n");
+	ksft_test_result(!err && knob_read_long(KNOB_PAD_THRESHOLD) == 4096, "write \"4096\\n\" reads back 4096\n");
+	knob_test_table(KNOB_PAD_THRESHOLD);
 
 	/* hugetext_pad_rodata: 0 and 1, nothing else */
-	err = knob_write(RODATA, "1\n");
-	ksft_test_result(!err && knob_read_long(RODATA) == 1, "%s: write \"1\\n\" reads back 1\n", RODATA);
-	err = knob_write(RODATA, "0");
-	ksft_test_result(!err && knob_read_long(RODATA) == 0, "%s: write \"0\" reads back 0\n", RODATA);
-	knob_test_table(RODATA);
+	err = knob_write(KNOB_PAD_RODATA, "1\n");
+	ksft_test_result(!err && knob_read_long(KNOB_PAD_RODATA) == 1, "%s: write \"1\\n\" reads back 1\n", KNOB_PAD_RODATA);
+	err = knob_write(KNOB_PAD_RODATA, "0");
+	ksft_test_result(!err && knob_read_long(KNOB_PAD_RODATA) == 0, "%s: write \"0\" reads back 0\n", KNOB_PAD_RODATA);
+	knob_test_table(KNOB_PAD_RODATA);
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		int rc = run_case(&cases[i]);

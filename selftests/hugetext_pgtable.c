@@ -128,7 +128,7 @@ int main(void)
 	unsigned char *data;
 	unsigned int i;
 
-	ksft_begin_needing("hugetext_enabled", "CONFIG_HUGETEXT");
+	ksft_begin_needing(KNOB_ENABLED, "CONFIG_HUGETEXT");
 	pmd = pmd_size();
 	/* the span one table of PMD entries maps: PMD size x entries a page */
 	span = pmd * (getpagesize() / sizeof(void *));

@@ -185,7 +185,7 @@ static void secure_exec_cases(void)
 	if (install_copy(self, me, 0755) || install_copy(self, me_suid, 04755) ||
 	    install_copy(pie, pie_plain, 0755) || install_copy(pie, pie_suid, 04755))
 		ksft_exit_fail_msg("cannot install the copies in %s\n", dir);
-	knob_write("hugetext_enabled", "0");
+	knob_write(KNOB_ENABLED, "0");
 
 	v = unprivileged_get(me, value);
 	ksft_test_result(v == (long)value, "uid %d, exec of a plain program: the setting kept (%ld)\n",
@@ -243,7 +243,7 @@ int main(int argc, char **argv)
 		printf("%ld\n", get());
 		return 0;
 	}
-	ksft_begin_needing("hugetext_enabled", "CONFIG_HUGETEXT");
+	ksft_begin_needing(KNOB_ENABLED, "CONFIG_HUGETEXT");
 	v = get();
 	if (v < 0 && errno == EINVAL)
 		ksft_exit_skip("kernel without PR_SET_HUGETEXT\n");
@@ -279,7 +279,7 @@ int main(int argc, char **argv)
 			 sizeof(bad) / sizeof(*bad));
 
 	/* opt in alone */
-	knob_write("hugetext_enabled", "0");
+	knob_write(KNOB_ENABLED, "0");
 	prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SET | PR_HUGETEXT_TEXT, 0, 0, 0);
 	drop_caches();
 	pmd = child_text_pmd();
@@ -302,7 +302,7 @@ int main(int argc, char **argv)
 	secure_exec_cases();
 
 	/* opt out alone */
-	knob_write("hugetext_enabled", "1");
+	knob_write(KNOB_ENABLED, "1");
 	prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SET, 0, 0, 0);
 	drop_caches();
 	pmd = child_text_pmd();
@@ -327,7 +327,7 @@ int main(int argc, char **argv)
 		ksft_test_result_skip("PR_HUGETEXT_SYSTEM for JIT memory: no JIT bit\n");
 		ksft_finished();
 	}
-	knob_write("hugetext_enabled", "0");
+	knob_write(KNOB_ENABLED, "0");
 	prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SET | PR_HUGETEXT_JIT, 0, 0, 0);
 	v = rwx_touch_huge(pmd_size());
 	ksft_test_result(v >= (long)pmd_size(),

@@ -322,21 +322,21 @@ static void phase_cap(void)
 	double end = mono_now() + PHASE_SECS;
 	pthread_t t;
 
-	if (!knob_exists("khugepaged/max_nr_hugetext")) {
+	if (!knob_exists(KNOB_MAX_NR_HUGETEXT)) {
 		ksft_test_result_skip("the cap: kernel without max_nr_hugetext\n");
 		return;
 	}
-	knob_write("khugepaged/hugetext_sample_millisecs", "100");
+	knob_write(KNOB_SAMPLE_MILLISECS, "100");
 	demoted0 = vmstat_read("hugetext_cap_demoted");
 	t = start_executor(&bad0);
 	while (mono_now() < end) {
 		double limit;
 
-		knob_write("khugepaged/max_nr_hugetext", "0");
+		knob_write(KNOB_MAX_NR_HUGETEXT, "0");
 		collapse_all();
 		if (pmd_kb() == (long)(NR_REGIONS * REGION / 1024))
 			full_seen++;
-		knob_write("khugepaged/max_nr_hugetext", "1");
+		knob_write(KNOB_MAX_NR_HUGETEXT, "1");
 		limit = mono_now() + CAP_TIMEOUT_SECS;
 		while (mono_now() < limit && pmd_kb() > (long)(REGION / 1024))
 			usleep(20000);
@@ -344,7 +344,7 @@ static void phase_cap(void)
 			demoted_seen++;
 		rounds++;
 	}
-	knob_write("khugepaged/max_nr_hugetext", "0");
+	knob_write(KNOB_MAX_NR_HUGETEXT, "0");
 	bad = stop_executor(t, bad0);
 	demoted = vmstat_read("hugetext_cap_demoted") - demoted0;
 	ksft_print_msg("cap: %ld rounds, all four PMD-mapped %ld times, down to one %ld times, hugetext_cap_demoted +%ld, %ld calls on CPU 0\n",
@@ -448,15 +448,15 @@ int main(int argc, char **argv)
 	unsigned long k;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
-	ksft_begin_needing("hugetext_enabled", "CONFIG_HUGETEXT");
+	ksft_begin_needing(KNOB_ENABLED, "CONFIG_HUGETEXT");
 	if (ncpu < 2)
 		ksft_exit_skip("needs two online CPUs, has %ld\n", ncpu);
 	ksft_set_plan(5);
 	knobs_save();
-	if (knob_write("hugetext_enabled", mode))
+	if (knob_write(KNOB_ENABLED, mode))
 		ksft_exit_fail_msg("cannot set hugetext_enabled=%s\n", mode);
-	if (knob_exists("khugepaged/max_nr_hugetext"))
-		knob_write("khugepaged/max_nr_hugetext", "0");
+	if (knob_exists(KNOB_MAX_NR_HUGETEXT))
+		knob_write(KNOB_MAX_NR_HUGETEXT, "0");
 
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED)

@@ -52,7 +52,7 @@ static int run_case(const struct tcase *c)
 	pid_t pid;
 	int status;
 
-	if (knob_write("hugetext_enabled", c->hugetext) ||
+	if (knob_write(KNOB_ENABLED, c->hugetext) ||
 	    knob_write("enabled", c->thp)) {
 		ksft_print_msg("cannot set hugetext_enabled=%s enabled=%s\n",
 			       c->hugetext, c->thp);
@@ -82,7 +82,7 @@ int main(int argc, char **argv)
 	size_t i;
 	char *slash;
 
-	ksft_begin_needing("hugetext_enabled", "CONFIG_HUGETEXT");
+	ksft_begin_needing(KNOB_ENABLED, "CONFIG_HUGETEXT");
 	snprintf(bigtext, sizeof(bigtext), "%s", argv[0]);
 	slash = strrchr(bigtext, '/');
 	snprintf(slash ? slash + 1 : bigtext, sizeof(bigtext) - (slash ? slash + 1 - bigtext : 0),

@@ -280,12 +280,12 @@ int main(void)
 	 * hugetext (a stock kernel, CONFIG_HUGETEXT=n) it runs all the same;
 	 * with it, hugetext's own collapses join in.
 	 */
-	if (knob_exists("hugetext_enabled") && knob_write("hugetext_enabled", "1"))
+	if (knob_exists(KNOB_ENABLED) && knob_write(KNOB_ENABLED, "1"))
 		ksft_exit_fail_msg("cannot set hugetext_enabled=1\n");
-	if (!knob_exists("hugetext_enabled"))
+	if (!knob_exists(KNOB_ENABLED))
 		ksft_print_msg("no hugetext in this kernel: MADV_COLLAPSE alone\n");
-	if (knob_exists("khugepaged/max_nr_hugetext"))
-		knob_write("khugepaged/max_nr_hugetext", "0");
+	if (knob_exists(KNOB_MAX_NR_HUGETEXT))
+		knob_write(KNOB_MAX_NR_HUGETEXT, "0");
 
 	snprintf(src, sizeof(src), "%s/hugetext_bigtext", self_dir());
 	mkdir(FILE_DIR, 0755);

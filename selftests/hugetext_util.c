@@ -20,8 +20,9 @@
 #include <unistd.h>
 
 #include "kselftest.h"
+/* the knob table itself, not only its names (hugetext_util.h) */
+#define HUGETEXT_KNOB_TABLE
 #include "hugetext_util.h"
-#include "hugetext_knobs.h"
 
 int knob_read(const char *name, char *buf, size_t len)
 {
@@ -213,6 +214,26 @@ static const struct knob_spec *knob_spec(const char *name)
 	return NULL;
 }
 
+/* a number of the table on this machine: PMD-relative ones on its PMD size */
+static long knob_num(const struct knob_num *v)
+{
+	return v->pmd ? (long)pmd_size() + v->n : v->n;
+}
+
+long knob_min(const char *name)
+{
+	const struct knob_spec *k = knob_spec(name);
+
+	return k ? knob_num(&k->min) : -1;
+}
+
+long knob_max(const char *name)
+{
+	const struct knob_spec *k = knob_spec(name);
+
+	return k ? knob_num(&k->max) : -1;
+}
+
 /* write @val to @name; a failure unless it gives @want_err and reads @want */
 static int knob_expect(const char *name, const char *val, int want_err, long want)
 {
@@ -241,9 +262,9 @@ int knob_check_range(const char *name, int *n)
 	*n = 0;
 	if (!k)
 		return 1;
-	vals[0] = k->min;
-	vals[1] = k->max;
-	vals[2] = k->def;
+	vals[0] = knob_num(&k->min);
+	vals[1] = knob_num(&k->max);
+	vals[2] = knob_num(&k->def);
 	for (i = 0; i < 3; i++)
 		for (nl = 0; nl < 2; nl++, ++*n) {
 			snprintf(buf, sizeof(buf), "%ld%s", vals[i], nl ? "\n" : "");
@@ -258,7 +279,7 @@ int knob_check_bad(const char *name, int *n)
 {
 	const struct knob_spec *k = knob_spec(name);
 	long before = knob_read_long(name), keep;
-	char buf[32];
+	char buf[32], bad[64];
 	int i, j, fails = 0;
 
 	*n = 0;
@@ -266,12 +287,19 @@ int knob_check_bad(const char *name, int *n)
 		return 1;
 	/* from both ends of the range: a bad value taken as either shows */
 	for (j = 0; j < 2; j++) {
-		keep = j ? k->max : k->min;
+		keep = knob_num(j ? &k->max : &k->min);
 		for (i = 0; i < k->nbad; i++) {
+			const struct knob_bad *b = &k->bad[i];
+			const char *val = b->s;
+
+			if (b->pmd) {	/* the PMD size + n, then the string */
+				snprintf(bad, sizeof(bad), "%ld%s", (long)pmd_size() + b->n, b->s);
+				val = bad;
+			}
 			snprintf(buf, sizeof(buf), "%ld", keep);
 			knob_write(name, buf);
 			/* a zero-length write never reaches ->store(): it changes nothing */
-			fails += knob_expect(name, k->bad[i], *k->bad[i] ? -EINVAL : 0, keep);
+			fails += knob_expect(name, val, *val ? -EINVAL : 0, keep);
 		}
 	}
 	*n = k->nbad;

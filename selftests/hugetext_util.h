@@ -15,6 +15,12 @@
 
 #define THP_DIR "/sys/kernel/mm/transparent_hugepage/"
 
+/*
+ * The knobs' files (KNOB_ENABLED, KNOB_PAD_THRESHOLD, KNOB_MAX_NR_HUGETEXT
+ * ...), generated from the knob table (tools/lib/hugetext/knobs.list)
+ */
+#include "hugetext_knobs.h"
+
 /* the series' prctl (82 and 83 in both), for uapi headers without it */
 #ifndef PR_SET_HUGETEXT
 #define PR_SET_HUGETEXT		82
@@ -98,6 +104,9 @@ void knob_label(const char *val, char *buf, size_t len);
  * results (the caller includes kselftest.h).
  */
 int knob_check_range(const char *name, int *n);
+/* the table's min and max of knob @name on this machine (its PMD size), -1 if none */
+long knob_min(const char *name);
+long knob_max(const char *name);
 int knob_check_bad(const char *name, int *n);
 #define KNOB_TABLE_RESULTS 2
 #define knob_test_table(name) do {						\

@@ -40,7 +40,7 @@ int main(int argc, char **argv)
 	size_t where;
 	int fd;
 
-	ksft_begin_needing("hugetext_enabled", "CONFIG_HUGETEXT");
+	ksft_begin_needing(KNOB_ENABLED, "CONFIG_HUGETEXT");
 	snprintf(src, sizeof(src), "%s", argv[0]);
 	slash = strrchr(src, '/');
 	strcpy(slash ? slash + 1 : src, "hugetext_bigtext");
@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 		ksft_exit_fail_msg("copy %s to %s: %s\n", src, COPY, strerror(errno));
 	ksft_set_plan(5);
 	knobs_save();
-	knob_write("hugetext_enabled", "1");
+	knob_write(KNOB_ENABLED, "1");
 	knob_write("enabled", "madvise");
 	khugepaged_fast();
 	system("echo 3 >/proc/sys/vm/drop_caches");

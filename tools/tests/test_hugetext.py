@@ -182,13 +182,29 @@ class TestKnobTable(unittest.TestCase):
                          ['enabled', 'pad_threshold', 'pad_rodata',
                           'max_nr_hugetext', 'sample_millisecs'])
         k = {k.name: k for k in KNOBS}
-        self.assertEqual((k['sample_millisecs'].lo, k['sample_millisecs'].hi,
-                          k['sample_millisecs'].default), (10, 600000, 1000))
+        self.assertEqual(k['sample_millisecs'].range(None), (10, 600000))
+        self.assertEqual(k['sample_millisecs'].default.at(None), 1000)
         self.assertEqual(k['pad_rodata'].storm, [])
-        self.assertIn('3\n4', k['enabled'].bad)
-        self.assertIn('\t2', k['enabled'].bad)
-        self.assertIn('1' * 8191, k['enabled'].bad)
-        self.assertIn('', k['pad_rodata'].bad)
+        # pad_threshold's range is the PMD size's, never a literal: 2 MB
+        # on x86-64, 32 MB on arm64 with 16K pages
+        pad = k['pad_threshold']
+        self.assertTrue(pad.needs_pmd)
+        self.assertFalse(k['enabled'].needs_pmd)
+        self.assertEqual(pad.range(2 * MB), (0, 2 * MB - 1))
+        self.assertEqual(pad.range(32 * MB), (0, 32 * MB - 1))
+        self.assertIn(str(2 * MB), pad.bad_values(2 * MB))
+        self.assertIn('%d\n' % (32 * MB + 1), pad.bad_values(32 * MB))
+        self.assertEqual(pad.storm_values(32 * MB), ['0', '4096',
+                                                     str(32 * MB - 1)])
+        self.assertEqual(pad.range_text(), '0..PMD size - 1')
+        self.assertEqual(pad.range_text(2 * MB),
+                         '0..2097151 (0..PMD size - 1)')
+        with self.assertRaises(ValueError):
+            pad.range(None)
+        self.assertIn('3\n4', k['enabled'].bad_values(None))
+        self.assertIn('\t2', k['enabled'].bad_values(None))
+        self.assertIn('1' * 8191, k['enabled'].bad_values(None))
+        self.assertIn('', k['pad_rodata'].bad_values(None))
 
     def tool_with_table(self, table):
         # a copy of the source tree's tool, its package with this table
@@ -215,6 +231,11 @@ class TestKnobTable(unittest.TestCase):
                 ('hugetext_enabled enabled 0..3 0 - "x\n', 'C strings'),
                 ('hugetext_enabled enabled 0..3 0 - "\\q"\n',
                  'unknown escape'),
+                ('hugetext_enabled enabled 0..PMD*2 0 - ""\n', 'MIN..MAX'),
+                ('hugetext_enabled enabled 0..PMD-1 PMD - ""\n',
+                 'must be in'),
+                ('hugetext_enabled enabled 0..PMD 0 - PMD+"1"\n',
+                 'C strings'),
                 ('# nothing\n', 'no knobs'),
                 (None, 'cannot read the knob table')):
             shutil.rmtree(os.path.join(self.tmp, 'tools'), ignore_errors=True)
@@ -240,10 +261,14 @@ class TestKnobTable(unittest.TestCase):
         p = run('knobs', '--json')
         self.assertEqual(p.returncode, 0, p.stderr)
         got = json.loads(p.stdout)
+        # numbers on the fixture's PMD size (2 MB)
+        pmd = 2 * MB
         self.assertEqual([(k['name'], k['min'], k['max'], k['default'],
-                           k['bad']) for k in got],
-                         [(k.name, k.lo, k.hi, k.default, k.bad)
+                           k['bad'], k['storm']) for k in got],
+                         [(k.name, *k.range(pmd), k.default.at(pmd),
+                           k.bad_values(pmd), k.storm_values(pmd))
                           for k in KNOBS])
+        self.assertEqual(got[1]['range'], '0..PMD-1')
         p = run('knobs', '--format=sh')
         self.assertEqual(p.returncode, 0, p.stderr)
         sh = subprocess.run(['sh', '-c', p.stdout + 'echo "$HUGETEXT_KNOB_FILES"'
@@ -257,10 +282,19 @@ class TestKnobTable(unittest.TestCase):
         p = run('knobs', '--format=c')
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn('#define NR_KNOB_SPECS %d' % len(KNOBS), p.stdout)
-        for k in got:
-            self.assertIn('{ "%s", %d, %d, %d, %d, ' % (
-                k['file'], k['min'], k['max'], k['default'], len(k['bad'])),
+        # the header keeps PMD-relative numbers as such ({ 1, -1 }: the PMD
+        # size - 1): it is built on the host and run on the guest
+        for k in KNOBS:
+            self.assertIn('#define KNOB_%s "%s"' % (
+                k.name.upper(), k.path.split('transparent_hugepage/')[1]),
                 p.stdout)
+            self.assertIn('{ KNOB_%s, { %d, %d }, { %d, %d }, { %d, %d }, '
+                          '%d, ' % (k.name.upper(), k.lo.pmd, k.lo.n,
+                                    k.hi.pmd, k.hi.n, k.default.pmd,
+                                    k.default.n, len(k.bad)), p.stdout)
+        self.assertIn('{ KNOB_PAD_THRESHOLD, { 0, 0 }, { 1, -1 }, ', p.stdout)
+        self.assertIn('{ 1, 1, "\\n" },', p.stdout)
+        self.assertNotIn('2097151', p.stdout)
         p = run('knobs')
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(len(p.stdout.splitlines()), len(KNOBS))
@@ -316,7 +350,7 @@ class TestManPage(unittest.TestCase):
             man = f.read()
         st = json.loads(run('status', '--json', root=os.path.join(
             FIXTURES, 'patched')).stdout)
-        want = {k.name: [k.lo, k.hi] for k in KNOBS}
+        want = {k.name: list(k.range(2 * MB)) for k in KNOBS}
         self.assertEqual({k: v['range'] for k, v in st['knobs'].items()},
                          want)
         self.assertEqual(want['sample_millisecs'], [10, 600000])
@@ -502,7 +536,8 @@ class TestWrites(FixtureCase):
         # the tool refuses every one of them too, before writing
         for knob in KNOBS:
             self.assertGreater(len(knob.bad), 10, knob.name)
-            for v in knob.bad + [str(knob.lo - 1), str(knob.hi + 1)]:
+            lo, hi = knob.range(2 * MB)     # the fixture's PMD size
+            for v in knob.bad_values(2 * MB) + [str(lo - 1), str(hi + 1)]:
                 self.assert_rejected(['set', knob.name, v],
                                      KNOB_FILES[knob.name])
 
@@ -653,6 +688,31 @@ class TestStat(FixtureCase):
         p = self.hugetext('stat')
         self.assertEqual(p.returncode, 1)
         self.assertIn('hpage_pmd_size', p.stderr)
+
+    def test_set_range_from_pmd_size(self):
+        # pad_threshold's maximum is the PMD size - 1 of the machine: 32 MB
+        # (arm64 with 16K pages) takes what 2 MB refuses
+        p = self.hugetext('set', 'pad_threshold', str(2 * MB))
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn('allowed 0..2097151 (0..PMD size - 1)', p.stderr)
+        self.put(THP + 'hpage_pmd_size', '33554432\n')
+        p = self.hugetext('set', 'pad_threshold', str(32 * MB - 1))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(self.read(PAD), str(32 * MB - 1))
+        p = self.hugetext('set', 'pad_threshold', str(32 * MB))
+        self.assertEqual(p.returncode, 2, p.stderr)
+        st = json.loads(self.hugetext('status', '--json').stdout)
+        self.assertEqual(st['knobs']['pad_threshold']['range'],
+                         [0, 32 * MB - 1])
+        # unknown: refused with why, nothing written; status says null
+        os.unlink(self.path(THP + 'hpage_pmd_size'))
+        p = self.hugetext('set', 'pad_threshold', '4096')
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn('cannot read PMD size', p.stderr)
+        self.assertEqual(self.read(PAD), str(32 * MB - 1))
+        st = json.loads(self.hugetext('status', '--json').stdout)
+        self.assertIsNone(st['knobs']['pad_threshold']['range'])
+        self.assertEqual(st['knobs']['enabled']['range'], [0, 3])
 
     def test_stat_other_pmd_size(self):
         # e.g. arm64 with 16K pages: 32 MB PMD -> nothing fits any more.

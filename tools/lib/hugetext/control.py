@@ -9,7 +9,7 @@ from .common import (
     KHP_DIR, PMD_SIZE_FILE, THP_DIR, VERSION)
 from .knobs import KHUGEPAGED_KNOBS, KNOBS, KNOB_BY_NAME
 from .fs import (
-    bracketed, khugepaged_running, parse_uint, pmd_name, print_json,
+    bracketed, khugepaged_running, parse_uint, pmd_name, pmd_size, print_json,
     require_supported, supported, vmstat_counters)
 
 
@@ -21,6 +21,7 @@ def status_set_argparser(parser):
 def collect_status(fs):
     st = {'supported': supported(fs), 'version': VERSION}
     knobs = {}
+    pmd = fs.read_int(PMD_SIZE_FILE)
     for k in KNOBS:
         v = fs.read_int(k.path)
         knobs[k.name] = {
@@ -30,11 +31,14 @@ def collect_status(fs):
             'meaning': (k.describe(v) if v is not None else
                         'not provided by this kernel, ' + k.absent
                         if k.absent else 'not provided'),
-            'range': [k.lo, k.hi],
-            'default': k.default,
+            # null where it depends on a PMD size not known here
+            'range': (list(k.range(pmd)) if pmd or not k.needs_pmd
+                      else None),
+            'default': k.default.at(pmd) if pmd or not k.default.pmd
+            else None,
         }
     st['knobs'] = knobs
-    st['pmd_size'] = fs.read_int(PMD_SIZE_FILE)
+    st['pmd_size'] = pmd
     st['thp'] = {
         'enabled': bracketed(fs.read_opt(THP_DIR + '/enabled')),
         'defrag': bracketed(fs.read_opt(THP_DIR + '/defrag')),
@@ -108,14 +112,17 @@ def write_knob(fs, knob, value):
     v = parse_uint(value)
     shown = value if len(value) <= 40 else '%s... (%d characters)' % (
         value[:20], len(value))
+    # a range from the PMD size needs it (an error where it is unknown)
+    pmd = pmd_size(fs) if knob.needs_pmd else None
     if v is None:
         raise HugetextError('invalid value for %s: %r (expected a decimal '
-                            'integer %d..%d)' % (knob.name, shown,
-                                                 knob.lo, knob.hi),
+                            'integer %s)' % (knob.name, shown,
+                                             knob.range_text(pmd)),
                             EXIT_USAGE)
-    if not knob.lo <= v <= knob.hi:
-        raise HugetextError('value for %s out of range: %s (allowed %d..%d)'
-                            % (knob.name, shown, knob.lo, knob.hi),
+    lo, hi = knob.range(pmd)
+    if not lo <= v <= hi:
+        raise HugetextError('value for %s out of range: %s (allowed %s)'
+                            % (knob.name, shown, knob.range_text(pmd)),
                             EXIT_USAGE)
     require_supported(fs)
     if not fs.exists(knob.path):
@@ -167,10 +174,10 @@ def set_set_argparser(parser):
                         help='one of: %s' % ', '.join(KNOB_BY_NAME))
     parser.add_argument('value', metavar='VALUE',
                         help='decimal value; ranges: ' + ', '.join(
-                            '%s %d..%d%s' % (k.name, k.lo, k.hi,
-                                             ' (default %d%s)' % (
-                                                 k.default, '; ' + k.doc
-                                                 if k.doc else ''))
+                            '%s %s%s' % (k.name, k.range_text(),
+                                         ' (default %s%s)' % (
+                                             k.default, '; ' + k.doc
+                                             if k.doc else ''))
                             for k in KNOBS))
 
 

@@ -9,7 +9,8 @@ import os
 import re
 import sys
 
-from .common import ENABLED_MEANING, THP_DIR
+from .common import ENABLED_MEANING, PMD_SIZE_FILE, THP_DIR
+from .fs import pmd_size
 
 
 # The knob table: every hugetext knob's file, name, range, default and bad
@@ -29,9 +30,55 @@ KNOB_ABSENT = {
 }
 
 
+class KnobValue:
+    """A number of the knob table: N, or PMD, PMD+N, PMD-N: the PMD size
+    (hpage_pmd_size) plus N, known only on the machine the knob is on (2 MB
+    on x86-64 and arm64 with 4K pages, 32 MB with 16K, 512 MB with 64K)."""
+
+    SYNTAX = re.compile(r'(?:(PMD)([+-][0-9]+)?|([0-9]+))')
+    # a PMD size for checking the table itself (default <= max ...)
+    CHECK_PMD = 2 << 20
+
+    def __init__(self, pmd, n):
+        self.pmd = pmd      # True: the PMD size plus n
+        self.n = n
+
+    @classmethod
+    def parse(cls, text):
+        m = cls.SYNTAX.fullmatch(text)
+        if not m:
+            return None
+        if m.group(1):
+            return cls(True, int(m.group(2) or 0))
+        return cls(False, int(m.group(3)))
+
+    def at(self, pmd):
+        """The value on a machine whose PMD size is @pmd (None: unknown,
+        then a ValueError for a PMD-relative value)."""
+        if not self.pmd:
+            return self.n
+        if not pmd:
+            raise ValueError('%s depends on the PMD size' % self)
+        return pmd + self.n
+
+    def human(self):
+        """For people: 5, PMD size, PMD size - 1."""
+        if not self.pmd:
+            return str(self.n)
+        return 'PMD size' + (' %s %d' % ('+' if self.n > 0 else '-',
+                                        abs(self.n)) if self.n else '')
+
+    def __str__(self):
+        if not self.pmd:
+            return str(self.n)
+        return 'PMD' + ('%+d' % self.n if self.n else '')
+
+
 class Knob:
     """A hugetext sysfs tunable, a line of the knob table: the name used on
-    the command line, path, range, default, storm values, bad inputs."""
+    the command line, path, range, default, storm values, bad inputs.  The
+    numbers are KnobValues: range(pmd), storm_values(pmd) and
+    bad_values(pmd) give them on a machine of that PMD size."""
 
     def __init__(self, name, path, lo, hi, default, storm=(), bad=()):
         self.name = name
@@ -39,8 +86,8 @@ class Knob:
         self.lo = lo
         self.hi = hi
         self.default = default
-        self.storm = list(storm)
-        self.bad = list(bad)
+        self.storm = list(storm)     # KnobValues
+        self.bad = list(bad)         # (KnobValue or None, suffix string)
         self.describe = KNOB_DESCRIBE.get(name, str)
         self.doc = KNOB_DOC.get(name)        # what the values mean, for set -h
         self.absent = KNOB_ABSENT.get(name)  # what a kernel without it does
@@ -48,6 +95,31 @@ class Knob:
     @property
     def filename(self):
         return os.path.basename(self.path)
+
+    @property
+    def needs_pmd(self):
+        """Whether a value of the table depends on the PMD size."""
+        return any(v.pmd for v in [self.lo, self.hi, self.default] +
+                   self.storm + [b[0] for b in self.bad if b[0]])
+
+    def range(self, pmd):
+        return self.lo.at(pmd), self.hi.at(pmd)
+
+    def range_text(self, pmd=None):
+        """MIN..MAX as numbers where they are known, else as the table
+        says (0..PMD-1), both when they depend on the PMD size."""
+        expr = '%s..%s' % (self.lo.human(), self.hi.human())
+        if not (self.lo.pmd or self.hi.pmd):
+            return expr
+        if not pmd:
+            return expr
+        return '%d..%d (%s)' % (self.lo.at(pmd), self.hi.at(pmd), expr)
+
+    def storm_values(self, pmd):
+        return [str(v.at(pmd)) for v in self.storm]
+
+    def bad_values(self, pmd):
+        return [(str(v.at(pmd)) if v else '') + s for v, s in self.bad]
 
 
 def _describe_enabled(v):
@@ -88,7 +160,12 @@ KNOB_DESCRIBE = {
     'sample_millisecs': _describe_sample,
 }
 
-KNOB_BAD_VALUE = re.compile(r'"((?:[^"\\\n]|\\.)*)"(?:\*([0-9]+))?(?:\s+|$)')
+# a bad value: a C string, "X"*N (X N times), or a PMD-relative number
+# written in decimal (PMD, PMD+N, PMD-N), a C string appended if one
+# follows without a space (PMD+1"\n")
+KNOB_BAD_VALUE = re.compile(r'(?:(PMD(?:[+-][0-9]+)?)(?:"((?:[^"\\\n]|\\.)*)")?'
+                            r'|"((?:[^"\\\n]|\\.)*)"(?:\*([0-9]+))?)'
+                            r'(?:\s+|$)')
 KNOB_ESCAPES = {'n': '\n', 't': '\t', '\\': '\\', '"': '"'}
 
 
@@ -118,25 +195,33 @@ def parse_knob_table(text, source=KNOB_TABLE_FILE):
             raise ValueError('%s: want knob, name, range, default, storm, '
                              'bad values' % where)
         path, name, rng, default, storm = f[:5]
-        m = re.fullmatch(r'([0-9]+)\.\.([0-9]+)', rng)
-        if not m or not re.fullmatch(r'[0-9]+', default):
-            raise ValueError('%s: range MIN..MAX and default are decimal'
-                             % where)
-        lo, hi, default = int(m.group(1)), int(m.group(2)), int(default)
-        storm = [] if storm == '-' else storm.split(',')
-        if not lo <= default <= hi or not all(
-                re.fullmatch(r'[0-9]+', v) and lo <= int(v) <= hi
-                for v in storm):
+        m = re.fullmatch(r'([^.]+)\.\.(.+)', rng)
+        lo, hi = (KnobValue.parse(m.group(1)), KnobValue.parse(m.group(2))
+                  ) if m else (None, None)
+        default = KnobValue.parse(default)
+        if not (lo and hi and default):
+            raise ValueError('%s: range MIN..MAX and default are decimal, '
+                             'or PMD, PMD+N, PMD-N' % where)
+        storm = [] if storm == '-' else [KnobValue.parse(v)
+                                         for v in storm.split(',')]
+        pmd = KnobValue.CHECK_PMD
+        if None in storm or not all(
+                lo.at(pmd) <= v.at(pmd) <= hi.at(pmd)
+                for v in [default] + storm):
             raise ValueError('%s: default and storm values must be in %s'
                              % (where, rng))
         bad, rest = [], f[5] if len(f) > 5 else ''
         while rest:
             m = KNOB_BAD_VALUE.match(rest)
             if not m:
-                raise ValueError('%s: bad values are "C strings" or "X"*N: '
-                                 '%.20s' % (where, rest))
-            bad.append(parse_knob_value(m.group(1), where) *
-                       int(m.group(2) or 1))
+                raise ValueError('%s: bad values are "C strings", "X"*N or '
+                                 'PMD+N: %.20s' % (where, rest))
+            if m.group(1):
+                bad.append((KnobValue.parse(m.group(1)),
+                            parse_knob_value(m.group(2) or '', where)))
+            else:
+                bad.append((None, parse_knob_value(m.group(3), where) *
+                            int(m.group(4) or 1)))
             rest = rest[m.end():]
         if path.startswith('/') or name in (k.name for k in knobs):
             raise ValueError('%s: knob %s: a relative path and a new name'
@@ -209,35 +294,60 @@ def c_string(s):
     return '\n\t\t'.join('"%s"' % p for p in pieces)
 
 
+def c_name(k):
+    """The knob's macro in hugetext_knobs.h: KNOB_ and its name."""
+    return 'KNOB_' + k.name.upper()
+
+
+def c_num(v):
+    return '{ %d, %d }' % (v.pmd, v.n)
+
+
 def format_knobs_c(knobs):
+    """hugetext_knobs.h: every knob's file as a macro (KNOB_ENABLED ...),
+    and, where HUGETEXT_KNOB_TABLE is defined (hugetext_util.c), the table:
+    numbers as { pmd, n } (PMD-relative ones are worked out at run time,
+    on the guest's PMD size)."""
     out = ['/* Generated by "hugetext knobs --format=c" from the knob table '
            '(knobs.list): do not edit. */',
            '#ifndef HUGETEXT_KNOBS_H', '#define HUGETEXT_KNOBS_H', '',
-           'struct knob_spec {',
-           '\tconst char *file;\t/* relative to THP_DIR */',
-           '\tlong min, max, def;',
-           '\tint nbad;',
-           '\tconst char *const *bad;',
-           '};', '']
+           '/* each knob\'s file, relative to THP_DIR */']
+    out += ['#define %s "%s"' % (c_name(k), knob_file(k)) for k in knobs]
+    out += ['#define NR_KNOB_SPECS %d' % len(knobs), '',
+            '#ifdef HUGETEXT_KNOB_TABLE',
+            '/* a number: pmd ? the PMD size + n : n */',
+            'struct knob_num {', '\tint pmd;', '\tlong n;', '};',
+            '/* a bad value: pmd ? the PMD size + n in decimal, then s : s */',
+            'struct knob_bad {', '\tint pmd;', '\tlong n;',
+            '\tconst char *s;', '};', '',
+            'struct knob_spec {',
+            '\tconst char *file;\t/* relative to THP_DIR */',
+            '\tstruct knob_num min, max, def;',
+            '\tint nbad;',
+            '\tconst struct knob_bad *bad;',
+            '};', '']
     for i, k in enumerate(knobs):
-        out.append('static const char *const knob_bad_%d[] = {\t/* %s */'
+        out.append('static const struct knob_bad knob_bad_%d[] = {\t/* %s */'
                    % (i, k.name))
-        out += ['\t%s,' % c_string(b) for b in k.bad]
+        for v, s in k.bad:
+            out.append('\t{ %d, %d, %s },' % (1 if v else 0, v.n if v else 0,
+                                              c_string(s)))
         out += ['};', '']
     out.append('static const struct knob_spec knob_specs[] = {')
     for i, k in enumerate(knobs):
-        out.append('\t{ "%s", %d, %d, %d, %d, knob_bad_%d },'
-                   % (knob_file(k), k.lo, k.hi, k.default, len(k.bad), i))
-    out += ['};', '#define NR_KNOB_SPECS %d' % len(knobs), '', '#endif']
+        out.append('\t{ %s, %s, %s, %s, %d, knob_bad_%d },'
+                   % (c_name(k), c_num(k.lo), c_num(k.hi), c_num(k.default),
+                      len(k.bad), i))
+    out += ['};', '#endif', '', '#endif']
     return '\n'.join(out) + '\n'
 
 
-def format_knobs_sh(knobs):
+def format_knobs_sh(knobs, pmd):
     """Shell assignments: HUGETEXT_KNOB_FILES (every knob's file, relative
     to THP_DIR) and HUGETEXT_KNOB_STORM (FILE=V1,V2,... for each knob with
-    storm values)."""
+    storm values, on this machine's PMD size)."""
     files = ' '.join(knob_file(k) for k in knobs)
-    storm = ' '.join('%s=%s' % (knob_file(k), ','.join(k.storm))
+    storm = ' '.join('%s=%s' % (knob_file(k), ','.join(k.storm_values(pmd)))
                      for k in knobs if k.storm)
     return "HUGETEXT_KNOB_FILES='%s'\nHUGETEXT_KNOB_STORM='%s'\n" % (files,
                                                                       storm)
@@ -245,16 +355,25 @@ def format_knobs_sh(knobs):
 
 def knobs_main(args, fs):
     if args.format == 'c':
+        # numbers stay PMD-relative: the header is built on one machine
+        # and run on another
         sys.stdout.write(format_knobs_c(KNOBS))
-    elif args.format == 'sh':
-        sys.stdout.write(format_knobs_sh(KNOBS))
+        return 0
+    pmd = fs.read_int(PMD_SIZE_FILE)
+    if args.format in ('sh', 'json') and any(k.needs_pmd for k in KNOBS):
+        pmd = pmd_size(fs)      # an error where it is unknown
+    if args.format == 'sh':
+        sys.stdout.write(format_knobs_sh(KNOBS, pmd))
     elif args.format == 'json':
         print(json.dumps([{'name': k.name, 'file': knob_file(k),
-                           'path': k.path, 'min': k.lo, 'max': k.hi,
-                           'default': k.default, 'storm': k.storm,
-                           'bad': k.bad} for k in KNOBS], indent=2))
+                           'path': k.path, 'range': '%s..%s' % (k.lo, k.hi),
+                           'min': k.lo.at(pmd), 'max': k.hi.at(pmd),
+                           'default': k.default.at(pmd),
+                           'storm': k.storm_values(pmd),
+                           'bad': k.bad_values(pmd)} for k in KNOBS],
+                         indent=2))
     else:
         for k in KNOBS:
-            print('%-18s %-38s %s..%s (default %s)' % (
-                k.name, knob_file(k), k.lo, k.hi, k.default))
+            print('%-18s %-38s %s, default %s' % (
+                k.name, knob_file(k), k.range_text(pmd), k.default))
     return 0
