@@ -47,7 +47,8 @@ SELFTESTS_STAMP := $(O)/selftests/.built
 TOOL_LIB := $(wildcard tools/lib/hugetext/*.py) tools/lib/hugetext/knobs.list
 SELFTESTS_IN := $(filter-out selftests/list,$(wildcard selftests/*))
 ROOTFS_IN := $(S)/mkrootfs.sh $(S)/gen-demo-input.py $(S)/base.sh $(wildcard $(S)/guest/*) \
-	selftests/list tools/hugetext $(TOOL_LIB) tools/mkzipapp tools/itlb/kregions.py $(wildcard tools/bench/*)
+	selftests/list tools/hugetext $(TOOL_LIB) tools/mkzipapp \
+	$(wildcard bench/guest/*) bench/programs.list bench/programs.py bench/itlb/kregions.py
 
 # An image depends on out/src by content, not by time (out/src is only
 # order-only for it: a touched patch re-runs fetch-source.sh, a no-op, not a
@@ -149,10 +150,10 @@ demo: $(if $(DEMO_LINE),$(O)/$(DEMO_ARCH)/$(call arch_word,$(DEMO_LINE),2) $(O)/
 		$(O)/bzImage $(O)/rootfs.img)
 	@HUGETEXT_ARCH=$(or $(DEMO_ARCH),$(HUGETEXT_ARCH)) $(S)/demo.sh
 
-# bench.sh builds the kernel only when out/bzImage is missing, and the
+# bench/run.sh builds the kernel only when out/bzImage is missing, and the
 # rootfs (make out/rootfs.img) when it is stale
 bench:
-	@$(S)/bench.sh
+	@bench/run.sh
 
 # make check runs its own steps (each counted, a failed build too); under
 # make -n it prints its plan instead ("+": run even with -n)
@@ -173,6 +174,7 @@ system: deps
 
 tool-test:
 	python3 -m unittest discover -s tools/tests
+	python3 -m unittest discover -s bench/tests
 
 series-export:
 	@$(S)/series.sh export

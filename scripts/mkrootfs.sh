@@ -123,8 +123,8 @@ python3 "$top/scripts/gen-demo-input.py" 40 >"$root/opt/hugetext/big.c"
 # a real PIE with 6 MB of text and 50-odd DSOs: Debian's gdb
 copy_with_libs "$H/usr/bin/gdb"
 # make bench: its guest script and inputs
-install -m 0755 "$top/scripts/guest/bench" "$root/opt/hugetext/bench"
-install -m 0644 "$top/tools/bench/programs.list" "$top/tools/bench/programs.py" "$root/opt/hugetext/"
+install -m 0755 "$top/bench/guest/bench" "$root/opt/hugetext/bench"
+install -m 0644 "$top/bench/programs.list" "$top/bench/programs.py" "$root/opt/hugetext/"
 # cc1's input: a real translation unit, the kernel's scheduler
 # (kernel/sched/core.c, 4 MB preprocessed), as this arch's kernel of the rig
 # compiles it: preprocessed by the kernel's own make in that kernel's build
@@ -148,7 +148,7 @@ keep = [w for w in words
         and not w.startswith(('-fmacro-prefix-map', '-fplugin', '-fdiagnostics'))]
 print(' '.join(keep))
 PY
-install -m 0644 "$top/tools/itlb/kregions.py" "$root/opt/hugetext/kregions.py"
+install -m 0644 "$top/bench/itlb/kregions.py" "$root/opt/hugetext/kregions.py"
 # the guest's users: root, and the PostgreSQL data directory's owner
 pguser=nobody
 [ "$(id -u)" -eq 0 ] || pguser=$(id -un)
@@ -156,8 +156,8 @@ printf 'root:x:0:0:root:/root:/bin/sh\n%s:x:%d:%d::/tmp:/bin/sh\n' \
 	"$pguser" "$(id -u "$pguser")" "$(id -g "$pguser")" >"$root/etc/passwd"
 printf 'root:x:0:\n%s:x:%d:\n' "$(id -gn "$pguser")" "$(id -g "$pguser")" \
 	>"$root/etc/group"
-# a JIT-like program (static; tools/bench/jitbench.c emits the arch's code)
-"${CROSS}gcc" -static -O2 -Wall -Wextra -o "$root/opt/hugetext/jitbench" "$top/tools/bench/jitbench.c"
+# a JIT-like program (static; bench/guest/jitbench.c emits the arch's code)
+"${CROSS}gcc" -static -O2 -Wall -Wextra -o "$root/opt/hugetext/jitbench" "$top/bench/guest/jitbench.c"
 # PostgreSQL 15 for make bench (the arch's server and share files), UTC,
 # and a data directory made here by the host's initdb, owned by an
 # unprivileged user (postgres refuses to run as root; the guest copies it
@@ -172,8 +172,8 @@ rsync -a "$H/usr/share/postgresql/15/" "$root/usr/share/postgresql/15/"
 mkdir -p "$root/usr/share/zoneinfo/Etc"
 cp -L /usr/share/zoneinfo/UTC "$root/usr/share/zoneinfo/UTC"
 cp -L /usr/share/zoneinfo/Etc/UTC "$root/usr/share/zoneinfo/Etc/UTC"
-install -m 0644 "$top/tools/bench/pg-queries.sql" "$root/opt/hugetext/pg-queries.sql"
-"${CROSS}gcc" -O2 -Wall -Wextra -shared -fPIC -o "$root/opt/hugetext/noitimer.so" "$top/tools/bench/noitimer.c"
+install -m 0644 "$top/bench/guest/pg-queries.sql" "$root/opt/hugetext/pg-queries.sql"
+"${CROSS}gcc" -O2 -Wall -Wextra -shared -fPIC -o "$root/opt/hugetext/noitimer.so" "$top/bench/guest/noitimer.c"
 # (made under /tmp: the unprivileged user may not reach out/)
 pgtmp=$(mktemp -d /tmp/hugetext-pgdata.XXXXXX)
 trap 'rm -rf "$pgtmp"' EXIT
@@ -189,7 +189,7 @@ run_pg "$pgbin/initdb" -D "$pgtmp/pgdata" --no-sync -A trust -U postgres \
 mv "$pgtmp/pgdata" "$root/opt/hugetext/pgdata"
 # MariaDB 10.11 for make bench (the arch's mariadbd, the mariadb client for
 # its SHUTDOWN, sysbench and their share files), its options
-# (tools/bench/mariadb.cnf), its client (tools/bench/sysbench-client), and a
+# (bench/guest/mariadb.cnf), its client (bench/guest/sysbench-client), and a
 # data directory with sysbench's table made here by the host's MariaDB:
 # like PostgreSQL's, one directory serves x86-64 and arm64 (InnoDB's and
 # Aria's files are the same on both little-endian 64-bit arches)
@@ -198,11 +198,11 @@ for d in /usr/share/mysql/english /usr/share/mysql/charsets /usr/share/sysbench;
 	mkdir -p "$root$d"
 	rsync -a "$H$d/" "$root$d/"
 done
-install -m 0644 "$top/tools/bench/mariadb.cnf" "$root/opt/hugetext/mariadb.cnf"
-install -m 0755 "$top/tools/bench/sysbench-client" "$root/opt/hugetext/sysbench-client"
+install -m 0644 "$top/bench/guest/mariadb.cnf" "$root/opt/hugetext/mariadb.cnf"
+install -m 0755 "$top/bench/guest/sysbench-client" "$root/opt/hugetext/sysbench-client"
 mdbtmp=$(mktemp -d /tmp/hugetext-mariadb.XXXXXX)
 trap 'rm -rf "$pgtmp"; [ -z "${mdbpid:-}" ] || kill "$mdbpid" 2>/dev/null; rm -rf "$mdbtmp"' EXIT
-mdbcnf=--defaults-file=$top/tools/bench/mariadb.cnf
+mdbcnf=--defaults-file=$top/bench/guest/mariadb.cnf
 mariadb-install-db "$mdbcnf" --datadir="$mdbtmp/data" --skip-test-db \
 	--auth-root-authentication-method=normal --skip-name-resolve \
 	>"$out/mariadb-prepare.log" 2>&1 ||
@@ -210,7 +210,7 @@ mariadb-install-db "$mdbcnf" --datadir="$mdbtmp/data" --skip-test-db \
 mariadbd "$mdbcnf" --datadir="$mdbtmp/data" --socket="$mdbtmp/sock" \
 	>>"$out/mariadb-prepare.log" 2>&1 &
 mdbpid=$!
-"$top/tools/bench/sysbench-client" "$mdbtmp/sock" prepare >>"$out/mariadb-prepare.log" 2>&1 ||
+"$top/bench/guest/sysbench-client" "$mdbtmp/sock" prepare >>"$out/mariadb-prepare.log" 2>&1 ||
 	{ echo "mkrootfs: sysbench prepare failed, see $out/mariadb-prepare.log"; exit 1; }
 wait "$mdbpid" ||
 	{ echo "mkrootfs: mariadbd failed, see $out/mariadb-prepare.log"; exit 1; }
@@ -218,7 +218,7 @@ mdbpid=
 mv "$mdbtmp/data" "$root/opt/hugetext/mariadb"
 if [ -n "$cross" ]; then
 	# llc, the JVM and node are the host's x86-64 packages, not in a
-	# foreign arch's rootfs (tools/bench/programs.list's arches)
+	# foreign arch's rootfs (bench/programs.list's arches)
 	echo "mkrootfs: $ARCH_NAME: cc1, gdb, PostgreSQL, MariaDB, jitbench, python3 and the selftests"
 else
 	# llc-14, which does its work in a DSO with 97 MB of text
@@ -240,7 +240,7 @@ else
 	# V8: Debian's node and a JS workload
 	copy_with_libs "$(readlink -f /usr/bin/node)"
 	[ -e "$root/usr/bin/node" ] || ln -s "$(readlink -f /usr/bin/node)" "$root/usr/bin/node"
-	install -m 0644 "$top/tools/bench/work.js" "$root/opt/hugetext/work.js"
+	install -m 0644 "$top/bench/guest/work.js" "$root/opt/hugetext/work.js"
 fi
 
 # the image: content + 256 MB of room for the tests

@@ -1,35 +1,29 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Tests for the bench's iTLB side: tools/itlb/kregions.py (which 2 MB
+"""Tests for the bench's iTLB side: bench/itlb/kregions.py (which 2 MB
 regions the kernel PMD-mapped, by file and offset) and the pure logic of
-scripts/bench-itlb.py (region translation, oracle, rows, verdicts, table).
+bench/report_itlb.py (region translation, oracle, rows, verdicts, table).
 No QEMU and no guest: the replays themselves run only in make bench.
 
 Run from the repository root:
-    python3 -m unittest discover -s tools/tests -v
+    python3 -m unittest discover -s bench/tests -v
 """
 
-import importlib.machinery
-import importlib.util
 import os
 import struct
 import sys
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TOP = os.path.dirname(os.path.dirname(HERE))
+BENCH = os.path.dirname(HERE)
+TOP = os.path.dirname(BENCH)
 MB2 = 2 << 20
 
-
-
-# bench-itlb.py, and its loader for the files that are not modules
-_spec = importlib.util.spec_from_file_location(
-    'bench_itlb', os.path.join(TOP, 'scripts', 'bench-itlb.py'))
-bi = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(bi)
-load = bi.load
-kr = load('kregions', os.path.join(TOP, 'tools', 'itlb', 'kregions.py'))
-sys.path.insert(0, os.path.join(TOP, 'tools', 'lib'))
+# the bench's modules (bench/, bench/itlb) and the tool's package
+sys.path[:0] = [BENCH, os.path.join(BENCH, 'itlb'), os.path.join(TOP, 'tools', 'lib')]
+sys.dont_write_bytecode = True
+import report_itlb as bi  # noqa: E402
+import kregions as kr  # noqa: E402
 from hugetext import smaps as ht  # noqa: E402  (the tool's smaps parser)
 
 
@@ -445,7 +439,7 @@ def assert_table_errors(test, reader, cases):
 
 
 class ProgramsTableTest(unittest.TestCase):
-    """tools/bench/programs.list: the one list of the bench's programs."""
+    """bench/programs.list: the one list of the bench's programs."""
 
     def test_every_reader_has_every_program(self):
         progs = bi.bench_programs.read()
@@ -455,12 +449,11 @@ class ProgramsTableTest(unittest.TestCase):
         self.assertIsNone(progs[names.index('jit')]['target'])
         self.assertEqual(progs[names.index('llc')]['target'],
                          'libLLVM-14.so.1')
-        br = load('bench_report', os.path.join(TOP, 'scripts',
-                                               'bench-report.py'))
+        import report as br
         self.assertEqual(br.PROGRAMS, names)
         self.assertEqual(sorted(br.PROGRAM_TITLE), sorted(names))
         # the guest's commands: one per program of the table, no other
-        with open(os.path.join(TOP, 'scripts', 'guest', 'bench')) as f:
+        with open(os.path.join(BENCH, 'guest', 'bench')) as f:
             guest = f.read()
         body = guest[guest.index('def commands():'):
                      guest.index('def programs():')]
@@ -482,8 +475,7 @@ class ProgramsTableTest(unittest.TestCase):
             p, 'x86_64')]), len(progs))
         import subprocess
         out = subprocess.run(
-            [sys.executable, os.path.join(TOP, 'tools', 'bench',
-                                          'programs.py'), 'names', 'arm64'],
+            [sys.executable, os.path.join(BENCH, 'programs.py'), 'names', 'arm64'],
             capture_output=True, text=True, check=True).stdout
         self.assertEqual(out.strip(), 'cc1,gdb,pg,jit,mariadb1,mariadb4')
 
@@ -496,30 +488,28 @@ class ProgramsTableTest(unittest.TestCase):
 
 
 class ModesTableTest(unittest.TestCase):
-    """tools/bench/modes.list: the one list of the bench's modes."""
+    """bench/modes.list: the one list of the bench's modes."""
 
     def test_readers(self):
         modes = bi.bench_programs.read_modes()
         names = [m['name'] for m in modes]
         self.assertEqual(names[:3], ['hugetext', 'thp-always', 'default'])
         self.assertEqual(modes[1]['thp'], 'always')
-        br = load('bench_report', os.path.join(TOP, 'scripts',
-                                               'bench-report.py'))
+        import report as br
         self.assertEqual(sorted(br.MODE_TITLE), sorted(names))
-        # bench-itlb.py's extra rows come from the table's command lines
+        # report_itlb.py's extra rows come from the table's command lines
         kinds = [bi.mode_kind(m['args']) for m in modes]
         self.assertIn(('pad', None), kinds)
         self.assertIn(('cap', 2), kinds)
-        # bench.sh reads the table, it has no modes of its own
-        with open(os.path.join(TOP, 'scripts', 'bench.sh')) as f:
+        # run.sh reads the table, it has no modes of its own
+        with open(os.path.join(BENCH, 'run.sh')) as f:
             sh = f.read()
         self.assertIn('programs.py" modes', sh)
         self.assertNotIn('max_nr_hugetext=', sh)
         # what it reads: one NAME:KERNEL:COMMAND LINE:THP line per mode
         import subprocess
         out = subprocess.run(
-            [sys.executable, os.path.join(TOP, 'tools', 'bench',
-                                          'programs.py'), 'modes'],
+            [sys.executable, os.path.join(BENCH, 'programs.py'), 'modes'],
             capture_output=True, text=True, check=True).stdout
         self.assertEqual(out.splitlines(), ['%s:%s:%s:%s:%s' % (
             m['name'], m['kernel'], m['arch'], m['args'], m['thp'])
@@ -569,10 +559,9 @@ class ModesTableTest(unittest.TestCase):
             ('a -stock x86_64 madvise hugetext=3 | A\n', 1)))
 
     def test_report_verdicts(self):
-        # bench-report.py's bar, a kernel each: hugetext's mode against
+        # report.py's bar, a kernel each: hugetext's mode against
         # THP always on the same kernel, not across kernels
-        br = load('bench_report', os.path.join(TOP, 'scripts',
-                                               'bench-report.py'))
+        import report as br
 
         def rec(mode, cov):
             return {'program': 'cc1', 'mode': mode, 'coverage_final': cov}

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Tests for tools/itlb (the iTLB model, its QEMU plugin and replay.py).
+"""Tests for bench/itlb (the iTLB model, its QEMU plugin and replay.py).
 
-The model core is tested without QEMU: tools/itlb/itlb-trace reads a
+The model core is tested without QEMU: bench/itlb/itlb-trace reads a
 synthetic fetch trace and prints exact miss counts per model.  The plugin
 tests build a tiny static program whose instruction fetch stream is known
 page by page and run it under qemu-x86_64 (skipped when qemu-user is not
@@ -10,19 +10,23 @@ installed: scripts/deps.sh installs it).  Everything is skipped when gcc is
 missing.
 
 Run from the repository root:
-    python3 -m unittest discover -s tools/tests -v
+    python3 -m unittest discover -s bench/tests -v
 """
 
-import importlib.util
 import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ITLB = os.path.join(os.path.dirname(HERE), 'itlb')
+# replay.py, a module of bench/itlb
+sys.path.insert(0, ITLB)
+sys.dont_write_bytecode = True
+import replay  # noqa: E402
 MB2 = 2 << 20
 PAGE = 4096
 BASE = 0x400000          # 4 KB page number 0x400: set 0 of every table
@@ -342,10 +346,6 @@ class PluginTest(unittest.TestCase):
         self.assertFalse(res['regions'][0]['huge'])
 
     def test_replay_driver(self):
-        spec = importlib.util.spec_from_file_location(
-            'itlb_replay', os.path.join(ITLB, 'replay.py'))
-        replay = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(replay)
         # the program's text is < 2 MB: no full region
         self.assertEqual(replay.full_regions(self.prog), [])
         rfile = os.path.join(self.tmp, 'huge.txt')
@@ -372,10 +372,6 @@ class FullRegionsTest(unittest.TestCase):
 
     def test_full_regions(self):
         import struct
-        spec = importlib.util.spec_from_file_location(
-            'itlb_replay', os.path.join(ITLB, 'replay.py'))
-        replay = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(replay)
         ehdr = bytearray(64)
         ehdr[:6] = b'\x7fELF\x02\x01'
         struct.pack_into('<Q', ehdr, 32, 64)           # e_phoff

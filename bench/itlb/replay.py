@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Replay a program under qemu-x86_64 with the iTLB model plugin.
 
-    tools/itlb/replay.py [--huge SPEC]... [--models A,B] [--json] -- PROG ARGS...
+    bench/itlb/replay.py [--huge SPEC]... [--models A,B] [--json] -- PROG ARGS...
 
 Each --huge SPEC is one run of PROG (default: one run, 'none'):
   none        every page is 4 KB
@@ -15,7 +15,7 @@ Each --huge SPEC is one run of PROG (default: one run, 'none'):
                 va START END     a guest virtual address range
               (OFFSET, START, END: decimal or 0x hex; OFFSET 2 MB aligned)
 
-The numbers are MODEL results (tools/itlb/itlb_models.c) for the fetch
+The numbers are MODEL results (bench/itlb/itlb_models.c) for the fetch
 stream qemu-user's TCG executes; they are not hardware measurements.
 """
 

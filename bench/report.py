@@ -3,15 +3,15 @@
 """Turn the bench guests' output into out/bench/results.json,
 report.md and coverage.png (with gnuplot).
 
-  bench-report.py --out DIR --series KERNEL=HASH ... \
+  bench/report.py --out DIR --series KERNEL=HASH ... \
       --kernel-sha1 KERNEL=SHA1 ... --mode NAME:KERNEL:BOOTARGS:THP:LOG ...
 
-KERNEL: a kernel of tools/bench/modes.list (6.12, 7.3, 7.3-stock), with
+KERNEL: a kernel of bench/modes.list (6.12, 7.3, 7.3-stock), with
 @ARCH for an arch after the first of scripts/arches.list (6.12@arm64); a
 series' hash (sha1 of its series file and patches) is given for each
 kernel with one, an image's sha1 for each kernel booted.
 
-Each LOG holds the JSON lines the guest printed (scripts/guest/bench) on
+Each LOG holds the JSON lines the guest printed (bench/guest/bench) on
 its results channel (scripts/run-qemu.sh --results; a console log works
 too) between "== bench-json-begin" and "== bench-json-end COUNT SHA1"; the
 count and digest are checked so that a mangled line is an error, not a
@@ -28,9 +28,11 @@ import sys
 import time
 
 MB = 1 << 20
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# the programs, in order, and their titles: tools/bench/programs.list
-sys.path.insert(0, os.path.join(TOP, 'tools', 'bench'))
+BENCH = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(BENCH)
+# the programs, in order, and their titles: bench/programs.list
+# (programs.py beside this file)
+sys.path.insert(0, BENCH)
 sys.dont_write_bytecode = True
 import programs as bench_programs  # noqa: E402
 PROGRAMS = [p['name'] for p in bench_programs.read()]

@@ -2,18 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 """make bench, second half: the iTLB model on the regions the kernel mapped.
 
-  bench-itlb.py --results out/bench/results.json --rootfs out/rootfs \
+  bench/report_itlb.py --results out/bench/results.json --rootfs out/rootfs \
       [--foreign arm64=qemu-aarch64=out/arm64/rootfs] \
       --out out/bench [--models skylake,goldencove,neoverse-n1]
 
-For each program of the guest bench (scripts/guest/bench) and each arch
+For each program of the guest bench (bench/guest/bench) and each arch
 it ran on, replays the same binary on the same input on this host under
 qemu-x86_64 (another arch: --foreign's qemu-user, with that arch's rootfs
 as its -L root, where every path of the guest is looked up) with the iTLB
-plugin (tools/itlb), one region set per row:
+plugin (bench/itlb), one region set per row:
   4 KB           no huge page
   MODE           the 2 MB regions the kernel PMD-mapped at the end of the
-                 program's run in the guest booted in MODE (bench.sh's
+                 program's run in the guest booted in MODE (run.sh's
                  all_modes), translated by file and file offset
   MODE, tail     for a padding mode: its regions without the head-padded
                  one (the kernel has one threshold for both ends)
@@ -30,8 +30,6 @@ Model results under QEMU TCG, not hardware.  Standard library only.
 """
 
 import argparse
-import importlib.machinery
-import importlib.util
 import json
 import os
 import shutil
@@ -40,32 +38,28 @@ import sys
 import tempfile
 import time
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ITLB = os.path.join(TOP, 'tools', 'itlb')
+BENCH = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(BENCH)
+ITLB = os.path.join(BENCH, 'itlb')
 MB2 = 2 << 20
 NOTE = 'model under QEMU TCG, not hardware'
 PAD_KNOB = 'hugetext_pad_threshold='
 CAP_KNOB = 'khugepaged/max_nr_hugetext='
 SHARE_BAR = 90.0        # % of the oracle's fetch share the sampler must hold
-# the programs, in order: tools/bench/programs.list
-sys.path.insert(0, os.path.join(TOP, 'tools', 'bench'))
+# the programs, in order: bench/programs.list (programs.py beside this
+# file); the iTLB model's replay and kregions (bench/itlb)
+sys.path[:0] = [BENCH, ITLB]
 sys.dont_write_bytecode = True
 import programs as bench_programs  # noqa: E402
-
-
-def load(name, path):
-    loader = importlib.machinery.SourceFileLoader(name, path)
-    spec = importlib.util.spec_from_loader(name, loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
+import kregions  # noqa: E402
+import replay  # noqa: E402
 
 
 class BenchError(Exception):
     pass
 
 
-# ---- pure logic (tools/tests/test_bench_itlb.py) ----
+# ---- pure logic (bench/tests/test_report_itlb.py) ----
 
 def knob(boot_args, prefix):
     """Value of htknobs' NAME=VALUE for prefix 'NAME=' in boot args."""
@@ -259,8 +253,7 @@ def table(progs, models):
 
 def sha_id(path, cache={}):
     if path not in cache:
-        kreg = load('kregions', os.path.join(ITLB, 'kregions.py'))
-        cache[path] = kreg.file_id(path)
+        cache[path] = kregions.file_id(path)
     return cache[path]
 
 
@@ -275,7 +268,6 @@ def host_file(path, root=None):
 
 def exec_start(path):
     """File offset of the first executable PT_LOAD of ELF path."""
-    replay = load('replay', os.path.join(ITLB, 'replay.py'))
     segs = replay.elf_exec_segments(path)
     return min(o for o, _ in segs) if segs else None
 
@@ -602,7 +594,7 @@ def report_lines(doc):
     L = ['## iTLB model: the regions the kernel mapped, replayed', '',
          '> **%s.** Each program was replayed on this host under '
          '`qemu-x86_64` (an arm64 one under `qemu-aarch64`, from the arm64 '
-         'rootfs) with the iTLB plugin (`tools/itlb`), same binary '
+         'rootfs) with the iTLB plugin (`bench/itlb`), same binary '
          '(size and sha1 checked against the guest\'s) and same input, '
          'once with every row\'s region set (the oracle rows in a second '
          'replay with its own 4 KB row). Regions: what the kernel '
@@ -681,7 +673,7 @@ def main():
                     help="another arch's modes (kernels KERNEL@ARCH) replay "
                     'under QEMU (qemu-user) with ROOTFS as its root')
     ap.add_argument('--programs', help='comma-separated (default: every '
-                    'program of tools/bench/programs.list with a file target)')
+                    'program of bench/programs.list with a file target)')
     a = ap.parse_args()
     try:
         with open(a.results) as f:
@@ -708,11 +700,10 @@ def main():
     for r in res['records']:
         if 'replay' not in r or not usable(r):
             continue
-        # KERNEL@ARCH: a mode of another arch (scripts/bench.sh)
+        # KERNEL@ARCH: a mode of another arch (bench/run.sh)
         arch = r.get('kernel_name', '').partition('@')[2] or None
         byprog.setdefault((r['program'], arch), {})[r['mode']] = r
     want = a.programs.split(',') if a.programs else None
-    replay = load('replay', os.path.join(ITLB, 'replay.py'))
     plugin = replay.build_plugin()
     doc = {'note': NOTE, 'models': models, 'programs': [],
            'generated': time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}

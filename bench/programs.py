@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The reader of programs.list, the bench's programs, and of modes.list, its
-modes (see their headers), for the guest's bench and the host's bench.sh,
-bench-report.py, bench-itlb.py.  Standard library only."""
+modes (see their headers), for the guest's bench and the host's bench/run.sh,
+report.py, report_itlb.py.  Standard library only."""
 
 import os
 import re
@@ -115,7 +115,7 @@ def bars(modes):
 
 
 def main(argv):
-    """For scripts/bench.sh: 'names [ARCH]' prints the programs' names
+    """For bench/run.sh: 'names [ARCH]' prints the programs' names
     (those ARCH's rootfs has) joined by commas, 'modes' one
     NAME:KERNEL:ARCH:KERNEL COMMAND LINE:THP line per mode."""
     import sys

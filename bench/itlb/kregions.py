@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Which 2 MB regions of a process's executable files the kernel PMD-maps.
 
-Used by the bench in the guest (scripts/guest/bench, as root) and by the
-host side of the bench (scripts/bench-itlb.py).  Standard library only.
+Used by the bench in the guest (bench/guest/bench, as root) and by the
+host side of the bench (bench/report_itlb.py).  Standard library only.
 
 The kernel's answer is the PAGEMAP_SCAN ioctl on /proc/PID/pagemap (Linux
 6.7+) asked for PAGE_IS_HUGE: in 6.12 that category is set for PMD-mapped

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # make bench: boot the patched kernel once per mode under QEMU (TCG) and run
-# real programs in the guest (scripts/guest/bench).  The programs are the
-# lines of tools/bench/programs.list, the modes (a kernel command line and
+# real programs in the guest (bench/guest/bench).  The programs are the
+# lines of bench/programs.list, the modes (a kernel command line and
 # THP `enabled` each: hugetext, upstream's THP always, the distribution
-# default, padding, the cap) those of tools/bench/modes.list.
+# default, padding, the cap) those of bench/modes.list.
 # Writes out/bench/results.json, report.md and coverage.png (gnuplot).
 #   HUGETEXT_BENCH_MODES="hugetext default"   run some modes only
 #   HUGETEXT_BENCH_PROGRAMS=cc1,gdb           run some programs only
@@ -14,26 +14,26 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 out="$top/out"
 dir="$out/bench"
 . "$top/scripts/base.sh"
-# the modes: tools/bench/modes.list, the one list of them, as
+# the modes: bench/modes.list, the one list of them, as
 # NAME:KERNEL:ARCH:KERNEL COMMAND LINE:THP enabled
-mapfile -t all_modes < <(python3 -B "$top/tools/bench/programs.py" modes)
+mapfile -t all_modes < <(python3 -B "$top/bench/programs.py" modes)
 if [ ${#all_modes[@]} -eq 0 ]; then
-	echo "bench: no modes read from tools/bench/modes.list" >&2; exit 1
+	echo "bench: no modes read from bench/modes.list" >&2; exit 1
 fi
 all_names=$(for m in "${all_modes[@]}"; do echo "${m%%:*}"; done)
 all_names=$(echo $all_names)
 want=$(echo ${HUGETEXT_BENCH_MODES:-$all_names})
 for n in $want; do
 	case " $all_names " in *" $n "*) ;; *)
-		echo "bench: HUGETEXT_BENCH_MODES: no mode '$n' in tools/bench/modes.list" >&2; exit 2 ;;
+		echo "bench: HUGETEXT_BENCH_MODES: no mode '$n' in bench/modes.list" >&2; exit 2 ;;
 	esac
 done
-# the programs: tools/bench/programs.list, the one list of them
-all_progs=$(python3 -B "$top/tools/bench/programs.py" names)
+# the programs: bench/programs.list, the one list of them
+all_progs=$(python3 -B "$top/bench/programs.py" names)
 progs=${HUGETEXT_BENCH_PROGRAMS:-$all_progs}
 for n in ${progs//,/ }; do
 	case ",$all_progs," in *",$n,"*) ;; *)
-		echo "bench: HUGETEXT_BENCH_PROGRAMS: no program '$n' in tools/bench/programs.list" >&2; exit 2 ;;
+		echo "bench: HUGETEXT_BENCH_PROGRAMS: no program '$n' in bench/programs.list" >&2; exit 2 ;;
 	esac
 done
 # the kernels the wanted modes boot, as KEY: KERNEL (of scripts/kernels.list,
@@ -71,7 +71,7 @@ kernel_image() (
 # arch_progs ARCH: the wanted programs its rootfs has (programs.list)
 arch_progs() {
 	local have p out=
-	have=$(python3 -B "$top/tools/bench/programs.py" names "$1")
+	have=$(python3 -B "$top/bench/programs.py" names "$1")
 	for p in ${progs//,/ }; do
 		case ",$have," in *",$p,"*) out="$out${out:+,}$p" ;; esac
 	done
@@ -130,7 +130,7 @@ for m in "${all_modes[@]}"; do
 	key=$(mode_key "$kernel" "$arch")
 	mprogs=$(arch_progs "$arch")
 	if [ -z "$mprogs" ]; then
-		echo "bench: $name: none of $progs is in the $arch rootfs (tools/bench/programs.list), not booted"
+		echo "bench: $name: none of $progs is in the $arch rootfs (bench/programs.list), not booted"
 		continue
 	fi
 	log="$dir/console-$name.log" res="$dir/output-$name.txt"
@@ -149,7 +149,7 @@ for m in "${all_modes[@]}"; do
 done
 
 rc=0
-python3 "$top/scripts/bench-report.py" --out "$dir" "${ids[@]}" "${specs[@]}" || rc=$?
+python3 "$top/bench/report.py" --out "$dir" "${ids[@]}" "${specs[@]}" || rc=$?
 # the iTLB model on the regions the guests mapped (model under QEMU TCG)
 if [ -f "$dir/results.json" ]; then
 	i0=$(date +%s)
@@ -159,7 +159,7 @@ if [ -f "$dir/results.json" ]; then
 		[ "$a" != "$first_arch" ] || continue
 		foreign+=(--foreign "$(arch_select "$a" && echo "$a=${QEMU/qemu-system-/qemu-}=$ROOTOUT/rootfs")")
 	done
-	python3 "$top/scripts/bench-itlb.py" --results "$dir/results.json" \
+	python3 "$top/bench/report_itlb.py" --results "$dir/results.json" \
 		--rootfs "$out/rootfs" "${foreign[@]}" --out "$dir" || rc=1
 	echo "bench: iTLB replays took $(( $(date +%s) - i0 )) s"
 fi
