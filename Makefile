@@ -1,9 +1,11 @@
 # hugetext: code huge pages for Linux 6.12.  See README.md.
 # Every target installs what it needs (scripts/deps.sh) and writes only out/.
 #
-# The build graph: out/src (the base plus patches/6.12/), out/bzImage and
-# out/bzImage-nohugetext, out/selftests, out/rootfs.img are file targets
-# with their real prerequisites; the scripts are the recipes.  An unchanged
+# The build graph: each kernel's tree (out/src: the base plus patches/6.12/;
+# out/7.3/src), its images on each arch (out/bzImage, -nohugetext, -stock,
+# -debug; out/7.3/bzImage, out/arm64/Image, ...: generated from
+# scripts/kernels.list and arches.list), out/selftests, out/rootfs.img are
+# file targets with their real prerequisites; the scripts are the recipes.  An unchanged
 # tree rebuilds nothing, and "make -n TARGET" shows what would be rebuilt
 # ("make -n check" prints make check's whole plan: scripts/check.sh --plan).
 SHELL := /bin/bash
@@ -32,16 +34,12 @@ help:
 	@echo "make install-tools   install tools/hugetext and its man page (PREFIX=/usr/local)"
 
 # --- the build graph ---------------------------------------------------------
-# out/src: the base with the series applied (scripts/fetch-source.sh records
-# the series' hash and HEAD in this file)
-SRC_STAMP := $(O)/src/.git/hugetext-applied
-# the main series' directory and Kconfig fragment (scripts/kernels.list's
-# first line: patches/6.12, patches/6.12/Kconfig.fragment)
-MAIN_KERNEL := $(patsubst $(CURDIR)/%,%,$(shell . $(S)/base.sh && echo "$$KPATCHES $$KFRAG"))
-PATCHDIR := $(word 1,$(MAIN_KERNEL))
-KFRAG := $(word 2,$(MAIN_KERNEL))
-PATCHES := $(PATCHDIR)/series $(wildcard $(PATCHDIR)/*.patch)
-KCONFIG := $(S)/qemu.config $(KFRAG) $(S)/build-kernel.sh
+# the kernels of scripts/kernels.list as NAME:KOUT, the main one first
+KERNEL_LINES := $(shell . $(S)/base.sh && kernel_lines | awk '{print $$1 ":" $$7}')
+word_of = $(word $(2),$(subst :, ,$(1)))
+# the main kernel's tree, out/src: the base with the series applied
+# (scripts/fetch-source.sh records the series' hash and HEAD in this file)
+SRC_STAMP := $(call word_of,$(firstword $(KERNEL_LINES)),2)/src/.git/hugetext-applied
 SELFTESTS_STAMP := $(O)/selftests/.built
 # the tool's package, its knob table in it (tools/lib/hugetext/knobs.list)
 TOOL_LIB := $(wildcard tools/lib/hugetext/*.py) tools/lib/hugetext/knobs.list
@@ -50,68 +48,94 @@ ROOTFS_IN := $(S)/mkrootfs.sh $(S)/gen-demo-input.py $(S)/base.sh $(wildcard $(S
 	selftests/list tools/hugetext $(TOOL_LIB) tools/mkzipapp \
 	$(wildcard bench/guest/*) bench/programs.list bench/programs.py bench/itlb/kregions.py
 
-# An image depends on out/src by content, not by time (out/src is only
+# --- the kernels: rules generated from scripts/kernels.list x arches.list ---
+# Every kernel of kernels.list (its tree KOUT/src, the base plus its
+# series) on every arch of arches.list has these file targets, IMAGE being
+# out/bzImage, out/7.3/bzImage, out/arm64/Image, out/7.3/arm64/Image:
+#   IMAGE             the series (the rig's QEMU configuration)
+#   IMAGE-nohugetext  the series with CONFIG_HUGETEXT=n
+#   IMAGE-stock       the base alone (make bench's KERNEL-stock modes)
+#   IMAGE-debug       the series with scripts/debug.config (make stress)
+#   IMAGE-VARIANT     the arch's variants (arm64's 64k, 16k)
+# and KOUT/src/.git/hugetext-applied, the tree (scripts/fetch-source.sh).
+# Scripts build an image with "make IMAGE"; none names a kernel.
+#
+# An image depends on KOUT/src by content, not by time (KOUT/src is only
 # order-only for it: a touched patch re-runs fetch-source.sh, a no-op, not a
-# kernel build): it is rebuilt when out/src is not what it was built from (a
-# commit or an edit there; IMAGE.src-state, written by build-kernel.sh) or
-# when the series in $(PATCHDIR) is not the one applied (series_hash).
-# Decided here, when the Makefile is read, so make -n knows.
-ifneq ($(wildcard $(O)/src/.git),)
-SERIES_NOW := $(shell . $(S)/base.sh && series_hash $(CURDIR))
-SERIES_APPLIED := $(firstword $(file < $(SRC_STAMP)))
-SRC_NOW := $(shell . $(S)/base.sh && src_state $(O)/src)
-endif
+# kernel build): it is rebuilt when KOUT/src is not what it was built from
+# (a commit or an edit there; IMAGE.src-state, written by build-kernel.sh)
+# or when the series in its patches/ directory is not the one applied
+# (series_hash).  Decided here, when the Makefile is read, so make -n knows.
+IMAGE_LINES := $(shell . $(S)/base.sh && image_lines | tr ' ' :)
 same = $(and $(findstring $(1),$(2)),$(findstring $(2),$(1)))
-stale = $(if $(and $(SERIES_NOW),$(call same,$(SERIES_NOW),$(SERIES_APPLIED)),$(SRC_NOW),\
-	$(call same,$(SRC_NOW),$(strip $(file < $(1).src-state)))),,FORCE)
+# kernel_state KERNEL KOUT: SERIES_NOW_K, SERIES_APPLIED_K, SRC_NOW_K
+define kernel_state
+ifneq ($(wildcard $(2)/src/.git),)
+SERIES_NOW_$(1) := $$(shell . $(S)/base.sh && kernel_select $(1) && series_hash x)
+SERIES_APPLIED_$(1) := $$(firstword $$(file < $(2)/src/.git/hugetext-applied))
+SRC_NOW_$(1) := $$(shell . $(S)/base.sh && src_state $(2)/src)
+endif
+endef
+$(foreach l,$(KERNEL_LINES),$(eval $(call kernel_state,$(call word_of,$(l),1),$(call word_of,$(l),2))))
+# stale KERNEL IMAGE: FORCE when IMAGE is not built from KERNEL's tree as it is
+stale = $(if $(and $(SERIES_NOW_$(1)),$(call same,$(SERIES_NOW_$(1)),$(SERIES_APPLIED_$(1))),\
+	$(SRC_NOW_$(1)),$(call same,$(SRC_NOW_$(1)),$(strip $(file < $(2).src-state)))),,FORCE)
 
 deps:
 	@$(S)/deps.sh
 
-$(SRC_STAMP): $(PATCHES) $(S)/base.sh $(S)/fetch-source.sh | deps
-	@$(S)/fetch-source.sh
-	@touch $@
-
-$(O)/bzImage: $(KCONFIG) $(call stale,$(O)/bzImage) | $(SRC_STAMP) deps
-	@$(S)/build-kernel.sh
-
 $(O)/hugetext-n.config:
 	@mkdir -p $(O) && echo "# CONFIG_HUGETEXT is not set" >$@
 
-$(O)/bzImage-nohugetext: $(KCONFIG) $(O)/hugetext-n.config \
-		$(call stale,$(O)/bzImage-nohugetext) | $(SRC_STAMP) deps
-	@$(S)/build-kernel.sh --name nohugetext $(O)/hugetext-n.config
+# kernel_rules KERNEL ARCH KOUT IMAGE PATCHES FRAGMENT AFRAGMENT VARIANTS
+# (a line of image_lines); the tree's rule once, with the kernel's first arch
+define kernel_rules
+ifeq ($(filter $(3)/src/.git/hugetext-applied,$(KERNEL_TREES)),)
+KERNEL_TREES += $(3)/src/.git/hugetext-applied
+$(3)/src/.git/hugetext-applied: $(5)/series $(wildcard $(5)/*.patch) $(S)/base.sh \
+		$(S)/fetch-source.sh $(S)/kernels.list | deps
+	@HUGETEXT_KERNEL=$(1) $(S)/fetch-source.sh
+	@touch $$@
+endif
+$(4): $(7) $(6) $(S)/build-kernel.sh $$(call stale,$(1),$(4)) | $(3)/src/.git/hugetext-applied deps
+	@HUGETEXT_KERNEL=$(1) HUGETEXT_ARCH=$(2) $(S)/build-kernel.sh
+$(4)-nohugetext: $(7) $(6) $(S)/build-kernel.sh $(O)/hugetext-n.config \
+		$$(call stale,$(1),$(4)-nohugetext) | $(3)/src/.git/hugetext-applied deps
+	@HUGETEXT_KERNEL=$(1) HUGETEXT_ARCH=$(2) $(S)/build-kernel.sh --name nohugetext \
+		$(O)/hugetext-n.config
+$(4)-debug: $(7) $(6) $(S)/debug.config $(S)/build-kernel.sh \
+		$$(call stale,$(1),$(4)-debug) | $(3)/src/.git/hugetext-applied deps
+	@HUGETEXT_KERNEL=$(1) HUGETEXT_ARCH=$(2) $(S)/build-kernel.sh --name debug $(S)/debug.config
+# the base alone: its pinned version (kernels.list), not the series
+$(4)-stock: $(7) $(6) $(S)/build-kernel.sh $(S)/kernels.list | $(3)/src/.git/hugetext-applied deps
+	@HUGETEXT_KERNEL=$(1) HUGETEXT_ARCH=$(2) $(S)/build-kernel.sh --stock
+$(foreach v,$(filter-out -,$(subst $(comma), ,$(8))),$(call variant_rules,$(1),$(2),$(3),$(4),$(6),$(7),$(v)))
+endef
+comma := ,
+# variant_rules KERNEL ARCH KOUT IMAGE FRAGMENT AFRAGMENT NAME=VFRAGMENT
+variant_rules = $(call variant_rule,$(1),$(2),$(3),$(4),$(5),$(6),$(firstword $(subst =, ,$(7))),$(word 2,$(subst =, ,$(7))))
+define variant_rule
+$(4)-$(7): $(6) $(8) $(5) $(S)/build-kernel.sh $$(call stale,$(1),$(4)-$(7)) \
+		| $(3)/src/.git/hugetext-applied deps
+	@HUGETEXT_KERNEL=$(1) HUGETEXT_ARCH=$(2) $(S)/build-kernel.sh --name $(7) $(8)
 
-# The other arches of scripts/arches.list (arm64): the main series' kernel
-# (out/arm64/Image), its CONFIG_HUGETEXT=n build, and a rootfs of that
-# arch's Debian programs and cross-compiled selftests (out/arm64/rootfs.img).
-# arch_rules NAME IMAGE FRAGMENT
+endef
+image_rule = $(call kernel_rules,$(call word_of,$(1),1),$(call word_of,$(1),2),$(call word_of,$(1),3),\
+	$(call word_of,$(1),4),$(call word_of,$(1),5),$(call word_of,$(1),6),$(call word_of,$(1),7),\
+	$(call word_of,$(1),8))
+$(foreach l,$(IMAGE_LINES),$(eval $(call image_rule,$(l))))
+
+# The other arches of scripts/arches.list (arm64): a rootfs of that arch's
+# Debian programs and cross-compiled selftests (out/arm64/rootfs.img),
+# after the main kernel's image for it.  arch_rules NAME IMAGE
 define arch_rules
-$(O)/$(1)/$(2): $(3) $(KFRAG) $(S)/build-kernel.sh $$(call stale,$(O)/$(1)/$(2)) \
-		| $(SRC_STAMP) deps
-	@HUGETEXT_ARCH=$(1) $(S)/build-kernel.sh
-$(O)/$(1)/$(2)-nohugetext: $(3) $(KFRAG) $(S)/build-kernel.sh $(O)/hugetext-n.config \
-		$$(call stale,$(O)/$(1)/$(2)-nohugetext) | $(SRC_STAMP) deps
-	@HUGETEXT_ARCH=$(1) $(S)/build-kernel.sh --name nohugetext $(O)/hugetext-n.config
 $(O)/$(1)/rootfs.img: $(SELFTESTS_IN) $(ROOTFS_IN) $(S)/userland.list \
 		$(S)/fetch-userland.sh | $(SRC_STAMP) deps $(O)/$(1)/$(2)
 	@HUGETEXT_ARCH=$(1) $(S)/mkrootfs.sh
 endef
-# a variant of arches.list (arm64's 64k, 16k): variant_rules ARCH IMAGE ARCHFRAG NAME FRAGMENT
-define variant_rules
-$(O)/$(1)/$(2)-$(4): $(3) $(5) $(KFRAG) $(S)/build-kernel.sh \
-		$$(call stale,$(O)/$(1)/$(2)-$(4)) | $(SRC_STAMP) deps
-	@HUGETEXT_ARCH=$(1) $(S)/build-kernel.sh --name $(4) $(5)
-endef
 OTHER_ARCHES := $(shell . $(S)/base.sh && arch_others | tr ' ' :)
 arch_word = $(word $(2),$(subst :, ,$(1)))
-arch_rule = $(call arch_rules,$(call arch_word,$(1),1),$(call arch_word,$(1),2),$(call arch_word,$(1),3))
-$(foreach a,$(OTHER_ARCHES),$(eval $(call arch_rule,$(a))))
-arch_variants = $(filter-out -,$(subst $(comma), ,$(call arch_word,$(1),4)))
-comma := ,
-variant_rule = $(call variant_rules,$(call arch_word,$(1),1),$(call arch_word,$(1),2),\
-	$(call arch_word,$(1),3),$(word 1,$(subst =, ,$(2))),$(word 2,$(subst =, ,$(2))))
-$(foreach a,$(OTHER_ARCHES),$(foreach v,$(call arch_variants,$(a)),$(eval $(call variant_rule,$(a),$(v)))))
+$(foreach a,$(OTHER_ARCHES),$(eval $(call arch_rules,$(call arch_word,$(a),1),$(call arch_word,$(a),2))))
 
 # the selftests, static (mkrootfs.sh runs the same make, then a no-op); with
 # the mainline series' own selftest when its tree is there (mainline_kout)
@@ -150,8 +174,8 @@ demo: $(if $(DEMO_LINE),$(O)/$(DEMO_ARCH)/$(call arch_word,$(DEMO_LINE),2) $(O)/
 		$(O)/bzImage $(O)/rootfs.img)
 	@HUGETEXT_ARCH=$(or $(DEMO_ARCH),$(HUGETEXT_ARCH)) $(S)/demo.sh
 
-# bench/run.sh builds the kernel only when out/bzImage is missing, and the
-# rootfs (make out/rootfs.img) when it is stale
+# bench/run.sh builds each mode's image and each arch's rootfs through the
+# rules above (rebuilt when stale)
 bench:
 	@bench/run.sh
 

@@ -81,18 +81,11 @@ rig_begin "make bench"
 t0=$(date +%s)
 
 "$top/scripts/deps.sh"
+# each mode's image from the Makefile's graph (out/bzImage,
+# out/7.3/bzImage-stock, out/arm64/Image: rebuilt when stale)
 for key in $kernels; do
 	img=$(kernel_image "$key")
-	[ ! -f "$img" ] || continue
-	echo "bench: no ${img#"$top"/}, building it"
-	k=${key%@*} a=$first_arch
-	[ "$key" = "$k" ] || a=${key#*@}
-	HUGETEXT_KERNEL=${k%-stock} "$top/scripts/fetch-source.sh"
-	if [ "$k" = "${k%-stock}" ]; then
-		HUGETEXT_ARCH=$a HUGETEXT_KERNEL=$k rig_run "$top/scripts/build-kernel.sh"
-	else
-		HUGETEXT_KERNEL=${k%-stock} rig_run "$top/scripts/build-kernel.sh" --stock
-	fi
+	rig_run make -s -C "$top" "${img#"$top"/}"
 done
 
 # each arch's rootfs: rebuilt when stale (the Makefile's graph:

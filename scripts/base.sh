@@ -79,6 +79,21 @@ arch_others() {
 		(arch_select "$a" && echo "$ARCH_NAME $IMAGE ${AFRAG#"$top"/} $ARCH_VARIANTS")
 	done
 }
+# image_lines: "KERNEL ARCH KOUT IMAGE PATCHES FRAGMENT AFRAGMENT VARIANTS"
+# for every kernel of kernels.list on every arch of arches.list, paths
+# relative to the checkout: IMAGE is the series' image (out/bzImage,
+# out/7.3/bzImage, out/arm64/Image); VARIANTS as in arch_others (the
+# Makefile's per-kernel rules)
+image_lines() {
+	local k a
+	for k in $(kernel_names); do
+		for a in $(arch_names); do
+			(kernel_select "$k" && arch_select "$a" &&
+			 echo "$k $a ${KOUT#"$top"/} ${AOUT#"$top"/}/$IMAGE ${KPATCHES#"$top"/}" \
+			      "${KFRAG#"$top"/} ${AFRAG#"$top"/} $ARCH_VARIANTS")
+		done
+	done
+}
 # image_arch PATH: the arch of a kernel image path under out/ (a directory
 # of it named after an arch: out/arm64/Image, out/7.3/arm64/Image), else the
 # first arch (out/bzImage)
