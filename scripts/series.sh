@@ -8,6 +8,9 @@
 # identity of this repository (git config user.name, user.email), not the
 # identity the commits in out/src carry, so a placeholder never leaves
 # with a posting.  Without an identity it refuses and changes nothing.
+# The patches are numbered with the posting's prefix, the one the cover
+# letter's Subject: names ("[RFC PATCH v2 0/13]": "[RFC PATCH v2 4/13]"),
+# and the cover letter's count follows the series.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/base.sh"
@@ -22,10 +25,24 @@ export)
 			"name who exports (and signs) the series; patches/$KERNEL unchanged" >&2
 		exit 1
 	fi
+	# the posting's prefix: the cover letter's "[PREFIX 0/N]"
+	prefix=PATCH
+	if [ -f "$KPATCHES/0000-cover-letter.patch" ]; then
+		prefix=$(sed -n 's/^Subject: \[\(.*\) 0*0\/[0-9]*\].*/\1/p' "$KPATCHES/0000-cover-letter.patch")
+		if [ -z "$prefix" ]; then
+			echo "series.sh: $KPATCHES/0000-cover-letter.patch: no 'Subject: [PREFIX 0/N]'" \
+				"line; patches/$KERNEL unchanged" >&2
+			exit 1
+		fi
+	fi
 	cd "$src"
 	find "$KPATCHES" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' -delete
-	git -c core.abbrev=12 format-patch -q --no-signature --zero-commit --no-numbered \
-		-o "$KPATCHES" hugetext-base..HEAD >/dev/null
+	git -c core.abbrev=12 format-patch -q --no-signature --zero-commit --numbered \
+		--subject-prefix="$prefix" -o "$KPATCHES" hugetext-base..HEAD >/dev/null
+	# the cover letter numbered as format-patch numbers the patches (00/13)
+	n=$(git rev-list --count hugetext-base..HEAD)
+	sed -i "s|^Subject: \[$prefix 0*0/[0-9]*\]|Subject: [$prefix $(printf "%0${#n}d" 0)/$n]|" \
+		"$KPATCHES/0000-cover-letter.patch" 2>/dev/null || true
 	{
 		sed -n '1,/^[^#]/{/^#/p}' "$KPATCHES/series"
 		( cd "$KPATCHES" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-' )
