@@ -8,9 +8,11 @@
 # identity of this repository (git config user.name, user.email), not the
 # identity the commits in out/src carry, so a placeholder never leaves
 # with a posting.  Without an identity it refuses and changes nothing.
-# The patches are numbered with the posting's prefix, the one the cover
-# letter's Subject: names ("[RFC PATCH v2 0/13]": "[RFC PATCH v2 4/13]"),
-# and the cover letter's count follows the series.
+# The patches are numbered in their posting with its prefix, the one its
+# cover letter's Subject: names ("[RFC PATCH v2 00/11]": "[RFC PATCH v2
+# 04/11]"): 0000-fixes-cover-letter.patch, when there, posts the first N
+# patches on their own ("[PATCH 0/2]": the first two), 0000-cover-letter.patch
+# the rest; each cover letter's count, shortlog and diffstat follow.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/base.sh"
@@ -25,47 +27,78 @@ export)
 			"name who exports (and signs) the series; patches/$KERNEL unchanged" >&2
 		exit 1
 	fi
-	# the posting's prefix: the cover letter's "[PREFIX 0/N]"
-	prefix=PATCH
-	if [ -f "$KPATCHES/0000-cover-letter.patch" ]; then
-		prefix=$(sed -n 's/^Subject: \[\(.*\) 0*0\/[0-9]*\].*/\1/p' "$KPATCHES/0000-cover-letter.patch")
-		if [ -z "$prefix" ]; then
-			echo "series.sh: $KPATCHES/0000-cover-letter.patch: no 'Subject: [PREFIX 0/N]'" \
-				"line; patches/$KERNEL unchanged" >&2
+	# each posting's cover letter names its prefix and count: checked
+	# before anything is replaced
+	for c in "$KPATCHES"/0000-*cover-letter.patch; do
+		[ -f "$c" ] || continue
+		if ! grep -q '^Subject: \[.* 0*0/[0-9]*\]' "$c"; then
+			echo "series.sh: $c: no 'Subject: [PREFIX 0/N]' line; patches/$KERNEL unchanged" >&2
 			exit 1
 		fi
-	fi
+	done
 	cd "$src"
 	find "$KPATCHES" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' -delete
-	git -c core.abbrev=12 format-patch -q --no-signature --zero-commit --numbered \
-		--subject-prefix="$prefix" -o "$KPATCHES" hugetext-base..HEAD >/dev/null
-	# the cover letter numbered as format-patch numbers the patches (00/13)
-	n=$(git rev-list --count hugetext-base..HEAD)
-	sed -i "s|^Subject: \[$prefix 0*0/[0-9]*\]|Subject: [$prefix $(printf "%0${#n}d" 0)/$n]|" \
-		"$KPATCHES/0000-cover-letter.patch" 2>/dev/null || true
+	git -c core.abbrev=12 format-patch -q --no-signature --zero-commit --no-numbered \
+		-o "$KPATCHES" hugetext-base..HEAD >/dev/null
 	{
 		sed -n '1,/^[^#]/{/^#/p}' "$KPATCHES/series"
 		( cd "$KPATCHES" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-' )
 	} >"$KPATCHES/series.new"
 	mv "$KPATCHES/series.new" "$KPATCHES/series"
-	# the cover letter's shortlog and diffstat, from the commits exported
-	if [ -f "$KPATCHES/0000-cover-letter.patch" ]; then
-		{
-			git shortlog hugetext-base..HEAD | sed -e 's/^      /  /' -e '${/^$/d}'
-			echo
-			git diff --stat=80,50 hugetext-base HEAD
-		} >"$KPATCHES/.shortlog"
-		python3 - "$KPATCHES/0000-cover-letter.patch" "$KPATCHES/.shortlog" <<'PY'
-import re, sys
-p, new = sys.argv[1], open(sys.argv[2]).read().rstrip('\n') + '\n'
-t = open(p).read()
-m = re.search(r'^\S[^\n]* \(\d+\):\n.*?(?=^-- ?\n)', t, re.M | re.S)
-if not m:
-    sys.exit('series.sh: %s: no "NAME (N):" shortlog before "-- "' % p)
-open(p, 'w').write(t[:m.start()] + new + '\n' + t[m.end():])
+	# the postings: each cover letter's Subject "[PREFIX 0/N]" names its
+	# prefix; 0000-fixes-cover-letter.patch, when there, covers the first
+	# N patches (fixes posted on their own, first), 0000-cover-letter.patch
+	# the rest.  Each patch is numbered in its posting, each cover letter
+	# gets its count, shortlog and diffstat.
+	python3 - "$KPATCHES" "$(git rev-parse hugetext-base)" <<'PY' || exit 1
+import os, re, subprocess, sys
+d, base = sys.argv[1], sys.argv[2]
+patches = sorted(f for f in os.listdir(d)
+                 if re.match(r'\d{4}-.*\.patch$', f) and not f.startswith('0000-'))
+commits = subprocess.check_output(['git', 'rev-list', '--reverse', base + '..HEAD'],
+                                  text=True).split()
+covers = []
+for name in ('0000-fixes-cover-letter.patch', '0000-cover-letter.patch'):
+    p = os.path.join(d, name)
+    if not os.path.exists(p):
+        continue
+    t = open(p).read()
+    m = re.search(r'^Subject: \[(.+?) 0*0/(\d+)\]', t, re.M)
+    if not m:
+        sys.exit('series.sh: %s: no "Subject: [PREFIX 0/N]" line' % p)
+    covers.append((p, t, m.group(1), int(m.group(2))))
+start, plan = 0, []
+for i, (p, t, prefix, n) in enumerate(covers):
+    if 'fixes' not in os.path.basename(p):
+        n = len(patches) - start        # the main posting: the rest
+    if n <= 0 or start + n > len(patches):
+        sys.exit('series.sh: %s: %d patches, %d left' % (p, n, len(patches) - start))
+    plan.append((p, t, prefix, start, n))
+    start += n
+if not covers:
+    plan = [(None, None, 'PATCH', 0, len(patches))]
+for p, t, prefix, first, n in plan:
+    w = len(str(n))
+    for k in range(n):
+        f = os.path.join(d, patches[first + k])
+        s = open(f).read()
+        s = s.replace('Subject: [PATCH] ', 'Subject: [%s %0*d/%d] ' % (prefix, w, k + 1, n), 1)
+        open(f, 'w').write(s)
+    if not p:
+        continue
+    lo = base if first == 0 else commits[first - 1]
+    hi = commits[first + n - 1]
+    short = subprocess.check_output(['git', 'shortlog', '%s..%s' % (lo, hi)], text=True)
+    short = re.sub(r'^      ', '  ', short, flags=re.M).rstrip('\n') + '\n'
+    stat = subprocess.check_output(['git', 'diff', '--stat=80,50', lo, hi], text=True)
+    t = re.sub(r'^Subject: \[.+? 0*0/\d+\]', 'Subject: [%s %0*d/%d]' % (prefix, w, 0, n),
+               t, count=1, flags=re.M)
+    m = re.search(r'^\S[^\n]* \(\d+\):\n.*?(?=^-- ?\n)', t, re.M | re.S)
+    if not m:
+        sys.exit('series.sh: %s: no "NAME (N):" shortlog before "-- "' % p)
+    t = t[:m.start()] + short + '\n' + stat.rstrip('\n') + '\n\n' + t[m.end():]
+    open(p, 'w').write(t)
 PY
-		rm -f "$KPATCHES/.shortlog"
-	fi
 	# the exporting person signs: every patch's author and sign-off, and
 	# the cover letter's sender and shortlog, from the commits' author
 	NAME="$name" EMAIL="$email" python3 - "$KPATCHES" "$(git log -1 --format='%an <%ae>' HEAD)" <<'PY'
