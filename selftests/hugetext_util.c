@@ -293,7 +293,9 @@ int knob_check_bad(const char *name, int *n)
 			const char *val = b->s;
 
 			if (b->pmd) {	/* the PMD size + n, then the string */
-				snprintf(bad, sizeof(bad), "%ld%s", (long)pmd_size() + b->n, b->s);
+				struct knob_num num = { b->pmd, b->n };
+
+				snprintf(bad, sizeof(bad), "%ld%s", knob_num(&num), b->s);
 				val = bad;
 			}
 			snprintf(buf, sizeof(buf), "%ld", keep);

@@ -359,9 +359,10 @@ def knobs_main(args, fs):
         # and run on another
         sys.stdout.write(format_knobs_c(KNOBS))
         return 0
-    pmd = fs.read_int(PMD_SIZE_FILE)
     if args.format in ('sh', 'json') and any(k.needs_pmd for k in KNOBS):
         pmd = pmd_size(fs)      # an error where it is unknown
+    else:
+        pmd = fs.read_int(PMD_SIZE_FILE)
     if args.format == 'sh':
         sys.stdout.write(format_knobs_sh(KNOBS, pmd))
     elif args.format == 'json':
