@@ -138,10 +138,12 @@ arch_word = $(word $(2),$(subst :, ,$(1)))
 $(foreach a,$(OTHER_ARCHES),$(eval $(call arch_rules,$(call arch_word,$(a),1),$(call arch_word,$(a),2))))
 
 # the selftests, static (mkrootfs.sh runs the same make, then a no-op); with
-# the mainline series' own selftest when its tree is there (mainline_kout)
+# the mainline series' own selftest when its tree is there (mainline_kout).
+# After the main kernel: its series' own selftest (mm_hugetext) is built
+# against the uapi headers that build installs (out/build-main/usr/include)
 MAINLINE_OUT := $(shell . $(S)/base.sh && mainline_kout)
 MAINLINE_TEST := $(if $(MAINLINE_OUT),$(MAINLINE_OUT)/src/tools/testing/selftests/mm/hugetext.c)
-$(SELFTESTS_STAMP): $(SELFTESTS_IN) $(TOOL_LIB) $(SRC_STAMP) $(MAINLINE_TEST) | deps
+$(SELFTESTS_STAMP): $(SELFTESTS_IN) $(TOOL_LIB) $(SRC_STAMP) $(MAINLINE_TEST) | deps $(O)/bzImage
 	@top=$(CURDIR) && . $(S)/base.sh && build_begin $(CURDIR)/$(O)/selftests && \
 	make -s -C selftests OUT=$(CURDIR)/$(O)/selftests KSFT=$(CURDIR)/$(O)/src/tools/testing/selftests \
 		MAINLINE="$(MAINLINE_OUT)" && \

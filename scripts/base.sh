@@ -105,13 +105,15 @@ image_arch() {
 	arch_names | head -n1
 }
 
-# mainline_kout: the output directory (KOUT) of the kernel whose series
-# carries the mainline selftest (tools/testing/selftests/mm/hugetext.c,
-# built from its tree by selftests/Makefile and run on every kernel), or
-# nothing when no such tree is there yet
+# mainline_kout: the output directory (KOUT) of the mainline kernel (the
+# last of kernels.list after the first, the main one), whose series'
+# selftest (tools/testing/selftests/mm/hugetext.c) and upstream mm
+# programs selftests/Makefile builds from its tree, or nothing when that
+# tree is not there yet
 mainline_kout() {
-	local name pkg ver suite pdir frag out found=
+	local name pkg ver suite pdir frag out found= first=1
 	while read -r name pkg ver suite pdir frag out; do
+		[ -z "$first" ] || { first=; continue; }
 		[ ! -f "$top/$out/src/tools/testing/selftests/mm/hugetext.c" ] || found=$top/$out
 	done < <(kernel_lines)
 	echo "$found"
