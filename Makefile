@@ -46,7 +46,7 @@ TOOL_LIB := $(wildcard tools/lib/hugetext/*.py) tools/lib/hugetext/knobs.list
 SELFTESTS_IN := $(filter-out selftests/list,$(wildcard selftests/*))
 ROOTFS_IN := $(S)/mkrootfs.sh $(S)/gen-demo-input.py $(S)/base.sh $(wildcard $(S)/guest/*) \
 	selftests/list tools/hugetext $(TOOL_LIB) tools/mkzipapp \
-	$(wildcard bench/guest/*) bench/programs.list bench/programs.py bench/itlb/kregions.py
+	$(wildcard bench/guest/* bench/programs/*.py bench/programs/*/*) bench/itlb/kregions.py
 
 # --- the kernels: rules generated from scripts/kernels.list x arches.list ---
 # Every kernel of kernels.list (its tree KOUT/src, the base plus its

@@ -30,16 +30,18 @@ import time
 MB = 1 << 20
 BENCH = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(BENCH)
-# the programs, in order, and their titles: bench/programs.list
-# (programs.py beside this file)
+# the programs, in order, and their titles: bench/programs (the package
+# beside this file); the modes: bench/modes.list (modes.py)
 sys.path.insert(0, BENCH)
 sys.dont_write_bytecode = True
 import programs as bench_programs  # noqa: E402
-PROGRAMS = [p['name'] for p in bench_programs.read()]
-PROGRAM_TITLE = {p['name']: p['title'] for p in bench_programs.read()}
+import modes as bench_modes  # noqa: E402
+_PROGS = bench_programs.read()
+PROGRAMS = [p['name'] for p in _PROGS]
+PROGRAM_TITLE = {p['name']: p['title'] for p in _PROGS}
 # programs whose code is anonymous (the JIT's, HotSpot's code cache)
-ANON_CODE = {p['name'] for p in bench_programs.read() if p['target'] is None}
-TABLE_MODES = bench_programs.read_modes()
+ANON_CODE = {p['name'] for p in _PROGS if p['target'] is None}
+TABLE_MODES = bench_modes.read_modes()
 MODE_TITLE = {m['name']: m['title'] for m in TABLE_MODES}
 KERNEL_LINE = re.compile(r'^\[\s*\d+\.\d+\]')
 
@@ -141,13 +143,13 @@ def plot(out, records, modes):
 
 def verdicts(records, modes=None):
     """Per kernel, arch and program: hugetext's coverage vs THP=always's
-    on the same kernel (the issue's bar; bench_programs.bars() pairs the
+    on the same kernel (the issue's bar; bench_modes.bars() pairs the
     modes)."""
     out = []
     ran = {r['mode'] for r in records}
     table = [m for m in (TABLE_MODES if modes is None else modes)
              if m['name'] in ran]
-    for ht_mode, al_mode in bench_programs.bars(table):
+    for ht_mode, al_mode in bench_modes.bars(table):
         for prog in PROGRAMS:
             ht = next((r for r in records if r['program'] == prog
                        and r['mode'] == ht_mode['name']), None)
@@ -246,7 +248,7 @@ def report(out, res):
             if r is None:
                 continue
             bm = next((t for t in TABLE_MODES if t['name'] == m), None)
-            bm = bench_programs.baseline(TABLE_MODES, bm) if bm else None
+            bm = bench_modes.baseline(TABLE_MODES, bm) if bm else None
             base = next((x for x in recs if x['program'] == prog and bm
                          and x['mode'] == bm['name']), None)
             extra = (mb(r['page_cache_growth'] - base['page_cache_growth'])

@@ -46,8 +46,8 @@ NOTE = 'model under QEMU TCG, not hardware'
 PAD_KNOB = 'hugetext_pad_threshold='
 CAP_KNOB = 'khugepaged/max_nr_hugetext='
 SHARE_BAR = 90.0        # % of the oracle's fetch share the sampler must hold
-# the programs, in order: bench/programs.list (programs.py beside this
-# file); the iTLB model's replay and kregions (bench/itlb)
+# the programs, in order: bench/programs (the package beside this file);
+# the iTLB model's replay and kregions (bench/itlb)
 sys.path[:0] = [BENCH, ITLB]
 sys.dont_write_bytecode = True
 import programs as bench_programs  # noqa: E402
@@ -673,7 +673,7 @@ def main():
                     help="another arch's modes (kernels KERNEL@ARCH) replay "
                     'under QEMU (qemu-user) with ROOTFS as its root')
     ap.add_argument('--programs', help='comma-separated (default: every '
-                    'program of bench/programs.list with a file target)')
+                    'program of bench/programs with a file target)')
     a = ap.parse_args()
     try:
         with open(a.results) as f:

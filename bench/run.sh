@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make bench: boot the patched kernel once per mode under QEMU (TCG) and run
-# real programs in the guest (bench/guest/bench).  The programs are the
-# lines of bench/programs.list, the modes (a kernel command line and
+# real programs in the guest (bench/guest/bench).  The programs are those
+# of bench/programs (a directory each), the modes (a kernel command line and
 # THP `enabled` each: hugetext, upstream's THP always, the distribution
 # default, padding, the cap) those of bench/modes.list.
 # Writes out/bench/results.json, report.md and coverage.png (gnuplot).
@@ -16,7 +16,7 @@ dir="$out/bench"
 . "$top/scripts/base.sh"
 # the modes: bench/modes.list, the one list of them, as
 # NAME:KERNEL:ARCH:KERNEL COMMAND LINE:THP enabled
-mapfile -t all_modes < <(python3 -B "$top/bench/programs.py" modes)
+mapfile -t all_modes < <(python3 -B "$top/bench/modes.py")
 if [ ${#all_modes[@]} -eq 0 ]; then
 	echo "bench: no modes read from bench/modes.list" >&2; exit 1
 fi
@@ -28,12 +28,12 @@ for n in $want; do
 		echo "bench: HUGETEXT_BENCH_MODES: no mode '$n' in bench/modes.list" >&2; exit 2 ;;
 	esac
 done
-# the programs: bench/programs.list, the one list of them
-all_progs=$(python3 -B "$top/bench/programs.py" names)
+# the programs: bench/programs, the one home of them
+all_progs=$(python3 -B "$top/bench/programs" names)
 progs=${HUGETEXT_BENCH_PROGRAMS:-$all_progs}
 for n in ${progs//,/ }; do
 	case ",$all_progs," in *",$n,"*) ;; *)
-		echo "bench: HUGETEXT_BENCH_PROGRAMS: no program '$n' in bench/programs.list" >&2; exit 2 ;;
+		echo "bench: HUGETEXT_BENCH_PROGRAMS: no program '$n' in bench/programs" >&2; exit 2 ;;
 	esac
 done
 # the kernels the wanted modes boot, as KEY: KERNEL (of scripts/kernels.list,
@@ -68,10 +68,10 @@ kernel_image() (
 	arch_select "$a"
 	if [ "$k" = "${k%-stock}" ]; then echo "$AOUT/$IMAGE"; else echo "$AOUT/$IMAGE-stock"; fi
 )
-# arch_progs ARCH: the wanted programs its rootfs has (programs.list)
+# arch_progs ARCH: the wanted programs its rootfs has (their arches)
 arch_progs() {
 	local have p out=
-	have=$(python3 -B "$top/bench/programs.py" names "$1")
+	have=$(python3 -B "$top/bench/programs" names "$1")
 	for p in ${progs//,/ }; do
 		case ",$have," in *",$p,"*) out="$out${out:+,}$p" ;; esac
 	done
@@ -123,7 +123,7 @@ for m in "${all_modes[@]}"; do
 	key=$(mode_key "$kernel" "$arch")
 	mprogs=$(arch_progs "$arch")
 	if [ -z "$mprogs" ]; then
-		echo "bench: $name: none of $progs is in the $arch rootfs (bench/programs.list), not booted"
+		echo "bench: $name: none of $progs is in the $arch rootfs (bench/programs), not booted"
 		continue
 	fi
 	log="$dir/console-$name.log" res="$dir/output-$name.txt"

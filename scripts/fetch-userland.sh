@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Fetch and unpack the guest programs of a foreign arch (HUGETEXT_ARCH, a
 # line of scripts/arches.list other than the host's): the packages of
-# scripts/userland.list and their dependencies, for Debian's DEBARCH, with
+# scripts/userland.list and of the programs of bench/programs this arch's
+# rootfs has (their program.py's PACKAGES), and their dependencies, for
+# Debian's DEBARCH, with
 # apt-get --download-only on this machine's own apt sources (its mirror,
 # its suites) and a private state (out/apt/ARCH: lists, cache, an empty
 # dpkg status, so that nothing the host has installed counts), then
 # dpkg -x of each into ROOTOUT/sysroot.  No multiarch install on the host.
-# Done again only when scripts/userland.list changed (ROOTOUT/sysroot/.done
+# Done again only when that list of packages changed (ROOTOUT/sysroot/.done
 # holds its hash); interrupted, the next run starts over.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,11 +20,15 @@ if [ "$DEBARCH" = "$host" ]; then
 	exit 0
 fi
 sysroot=$ROOTOUT/sysroot
-want=$(sha1sum "$top/scripts/userland.list" | cut -d' ' -f1)
+# the packages: scripts/userland.list's and the PACKAGES of the programs
+# of bench/programs that this arch's rootfs has
+progpkgs=$(python3 -B "$top/bench/programs" packages "$ARCH_NAME")
+mapfile -t pkgs < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$top/scripts/userland.list" | awk '{print $1}'
+	echo "$progpkgs")
+want=$(printf '%s\n' "${pkgs[@]}" | sha1sum | cut -d' ' -f1)
 if [ "$(cat "$sysroot/.done" 2>/dev/null)" = "$want" ]; then
 	exit 0
 fi
-mapfile -t pkgs < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$top/scripts/userland.list" | awk '{print $1}')
 state=$top/out/apt/$ARCH_NAME
 rm -rf "$state/cache/archives"
 mkdir -p "$state/lists/partial" "$state/cache/archives/partial"

@@ -24,6 +24,7 @@ sys.path[:0] = [BENCH, os.path.join(BENCH, 'itlb'), os.path.join(TOP, 'tools', '
 sys.dont_write_bytecode = True
 import report_itlb as bi  # noqa: E402
 import kregions as kr  # noqa: E402
+import modes as bm  # noqa: E402  (bench/modes.list's reader)
 from hugetext import smaps as ht  # noqa: E402  (the tool's smaps parser)
 
 
@@ -425,7 +426,7 @@ if __name__ == '__main__':
     unittest.main()
 
 
-def assert_table_errors(test, reader, cases):
+def assert_table_errors(test, reader, cases, error=None):
     """each (text, line) of cases, as a table file, makes reader raise
     TableError naming that line"""
     import tempfile
@@ -433,33 +434,50 @@ def assert_table_errors(test, reader, cases):
         with tempfile.NamedTemporaryFile('w', suffix='.list') as f:
             f.write(text)
             f.flush()
-            with test.assertRaisesRegex(bi.bench_programs.TableError,
+            with test.assertRaisesRegex(error or bm.TableError,
                                         r'\.list:%d: want a new name' % line):
                 reader(f.name)
 
 
-class ProgramsTableTest(unittest.TestCase):
-    """bench/programs.list: the one list of the bench's programs."""
+GOOD_PROGRAM = """
+ORDER = 10
+PACKAGES = ['pkg']
+PROGRAMS = [{'name': 'prog', 'target': 'prog', 'cap': 30, 'arches': None,
+             'title': 'a program', 'run': lambda: {'what': 'w', 'cmd': ['p']}}]
+"""
+
+
+class ProgramsTest(unittest.TestCase):
+    """bench/programs: a directory a program, the one home of each."""
 
     def test_every_reader_has_every_program(self):
         progs = bi.bench_programs.read()
         names = [p['name'] for p in progs]
-        self.assertEqual(names[:3], ['cc1', 'gdb', 'llc'])
-        self.assertIn('javac', names)
+        self.assertEqual(names, ['cc1', 'gdb', 'llc', 'pg', 'jit', 'javac',
+                                 'node', 'mariadb1', 'mariadb4'])
         self.assertIsNone(progs[names.index('jit')]['target'])
         self.assertEqual(progs[names.index('llc')]['target'],
                          'libLLVM-14.so.1')
         import report as br
         self.assertEqual(br.PROGRAMS, names)
         self.assertEqual(sorted(br.PROGRAM_TITLE), sorted(names))
-        # the guest's commands: one per program of the table, no other
+        # the guest's bench has no program of its own: it runs run()
         with open(os.path.join(BENCH, 'guest', 'bench')) as f:
             guest = f.read()
-        body = guest[guest.index('def commands():'):
-                     guest.index('def programs():')]
-        import re
-        self.assertEqual(re.findall(r"^        '(\w+)': (?:\{|mariadb\(\d\),)$",
-                                    body, re.M), names)
+        for n in names:
+            self.assertNotIn("'%s'" % n, guest)
+        # each program has its directory, install.sh and packages; the
+        # rig's lists name none of the programs' packages
+        rig = ''
+        for f in ('scripts/deps.sh', 'scripts/userland.list'):
+            with open(os.path.join(TOP, f)) as fh:
+                rig += fh.read()
+        for p in progs:
+            d = os.path.join(BENCH, 'programs', p['dir'])
+            self.assertTrue(os.path.isfile(os.path.join(d, 'install.sh')))
+            for pkg in p['packages']:
+                self.assertNotRegex(rig, r'(?m)(^|\s)%s(\s|$)'
+                                    % pkg.replace('+', r'\+'), pkg)
         # each arch's rootfs has its programs: arm64's no llc, JVM, node
         with open(os.path.join(TOP, 'scripts', 'arches.list')) as f:
             arches = [ln.split()[0] for ln in f
@@ -474,24 +492,67 @@ class ProgramsTableTest(unittest.TestCase):
         self.assertEqual(len([p for p in progs if bi.bench_programs.runs_on(
             p, 'x86_64')]), len(progs))
         import subprocess
-        out = subprocess.run(
-            [sys.executable, os.path.join(BENCH, 'programs.py'), 'names', 'arm64'],
-            capture_output=True, text=True, check=True).stdout
-        self.assertEqual(out.strip(), 'cc1,gdb,pg,jit,mariadb1,mariadb4')
 
-    def test_malformed_line(self):
-        assert_table_errors(self, bi.bench_programs.read, (
-            ('# c\ncc1 cc1 300 all title\ncc1 cc1 300 all again\n', 3),
-            ('gdb gdb soon all title\n', 1), ('gdb gdb 3 all\n', 1),
-            ('gdb gdb 3 title\n', 1),                   # no arches
-            ('gdb gdb 3 x86_64,ARM title\n', 1)))
+        def cli(*args):
+            return subprocess.run(
+                [sys.executable, '-B', os.path.join(BENCH, 'programs')]
+                + list(args), capture_output=True, text=True,
+                check=True).stdout.split()
+        self.assertEqual(cli('names', 'arm64'),
+                         ['cc1,gdb,pg,jit,mariadb1,mariadb4'])
+        self.assertEqual(cli('dirs', 'arm64'),
+                         ['cc1', 'gdb', 'pg', 'jit', 'mariadb'])
+        self.assertNotIn('nodejs', cli('packages', 'arm64'))
+        self.assertEqual(cli('packages').count('sysbench'), 1)
+        self.assertIn('llvm-14', cli('packages'))
+
+    def test_malformed_entry(self):
+        import tempfile
+        bad = [GOOD_PROGRAM.replace("'cap': 30", "'cap': 'soon'"),
+               GOOD_PROGRAM.replace("'cap': 30", "'cap': 0"),
+               GOOD_PROGRAM.replace("'target': 'prog'", "'target': 'a/b'"),
+               GOOD_PROGRAM.replace("'arches': None", "'arches': 'x86_64'"),
+               GOOD_PROGRAM.replace("'arches': None", "'arches': ['ARM']"),
+               GOOD_PROGRAM.replace("'title': 'a program', ", ''),
+               GOOD_PROGRAM.replace("'title'", "'extra': 1, 'title'"),
+               GOOD_PROGRAM.replace("ORDER = 10", ''),
+               GOOD_PROGRAM.replace("['pkg']", "'pkg'"),
+               GOOD_PROGRAM.replace("'run': lambda: {'what': 'w', "
+                                    "'cmd': ['p']}", "'run': None")]
+        for i, text in enumerate([GOOD_PROGRAM] + bad):
+            with tempfile.TemporaryDirectory() as root:
+                for d in ('a', 'b') if i == 0 else ('a',):
+                    os.makedirs(os.path.join(root, d))
+                    with open(os.path.join(root, d, 'program.py'), 'w') as f:
+                        f.write(text if d == 'a' else text.replace(
+                            "'prog'", "'other'"))
+                    open(os.path.join(root, d, 'install.sh'), 'w').close()
+                if i == 0:
+                    got = bi.bench_programs.read(root)
+                    self.assertEqual([(p['name'], p['dir']) for p in got],
+                                     [('prog', 'a'), ('other', 'b')])
+                    # the same name twice; no install.sh
+                    with open(os.path.join(root, 'b', 'program.py'), 'w') as f:
+                        f.write(text)
+                    with self.assertRaisesRegex(bi.bench_programs.TableError,
+                                                r"b/program\.py: program 'prog'"):
+                        bi.bench_programs.read(root)
+                    os.unlink(os.path.join(root, 'b', 'program.py'))
+                    os.unlink(os.path.join(root, 'a', 'install.sh'))
+                    with self.assertRaisesRegex(bi.bench_programs.TableError,
+                                                'no install.sh'):
+                        bi.bench_programs.read(root)
+                    continue
+                with self.assertRaisesRegex(bi.bench_programs.TableError,
+                                            r'a/program\.py: (program .prog.: )?want', msg=text):
+                    bi.bench_programs.read(root)
 
 
 class ModesTableTest(unittest.TestCase):
     """bench/modes.list: the one list of the bench's modes."""
 
     def test_readers(self):
-        modes = bi.bench_programs.read_modes()
+        modes = bm.read_modes()
         names = [m['name'] for m in modes]
         self.assertEqual(names[:3], ['hugetext', 'thp-always', 'default'])
         self.assertEqual(modes[1]['thp'], 'always')
@@ -504,12 +565,12 @@ class ModesTableTest(unittest.TestCase):
         # run.sh reads the table, it has no modes of its own
         with open(os.path.join(BENCH, 'run.sh')) as f:
             sh = f.read()
-        self.assertIn('programs.py" modes', sh)
+        self.assertIn('bench/modes.py"', sh)
         self.assertNotIn('max_nr_hugetext=', sh)
         # what it reads: one NAME:KERNEL:COMMAND LINE:THP line per mode
         import subprocess
         out = subprocess.run(
-            [sys.executable, os.path.join(BENCH, 'programs.py'), 'modes'],
+            [sys.executable, os.path.join(BENCH, 'modes.py')],
             capture_output=True, text=True, check=True).stdout
         self.assertEqual(out.splitlines(), ['%s:%s:%s:%s:%s' % (
             m['name'], m['kernel'], m['arch'], m['args'], m['thp'])
@@ -519,11 +580,11 @@ class ModesTableTest(unittest.TestCase):
             known = {ln.split()[0] for ln in f
                      if ln.strip() and not ln.lstrip().startswith('#')}
         for m in modes:
-            self.assertIn(bi.bench_programs.kernel_family(m['kernel']),
+            self.assertIn(bm.kernel_family(m['kernel']),
                           known, m['name'])
         # each kernel family has its bar: hugetext against THP always
         bars = [(h['name'], a['name'])
-                for h, a in bi.bench_programs.bars(modes)]
+                for h, a in bm.bars(modes)]
         self.assertEqual(bars, [('hugetext', 'thp-always'),
                                 ('mainline', 'stock-always'),
                                 ('arm64-hugetext', 'arm64-always')])
@@ -535,16 +596,16 @@ class ModesTableTest(unittest.TestCase):
         for m in modes:
             self.assertIn(m['arch'], arches, m['name'])
         a64 = next(m for m in modes if m['name'] == 'arm64-hugetext')
-        self.assertEqual(bi.bench_programs.baseline(modes, a64)['name'],
+        self.assertEqual(bm.baseline(modes, a64)['name'],
                          'arm64-default')
-        self.assertEqual(bi.bench_programs.baseline(modes, modes[0])['name'],
+        self.assertEqual(bm.baseline(modes, modes[0])['name'],
                          'default')
         ml = next(m for m in modes if m['name'] == 'mainline')
-        self.assertEqual(bi.bench_programs.baseline(modes, ml)['name'],
+        self.assertEqual(bm.baseline(modes, ml)['name'],
                          'stock-madvise')
 
     def test_malformed_line(self):
-        assert_table_errors(self, bi.bench_programs.read_modes, (
+        assert_table_errors(self, bm.read_modes, (
             ('a 6.12 x86_64 madvise hugetext=3 | A\n'
              'a 6.12 x86_64 always hugetext=0 | again\n', 2),
             ('a 6.12 x86_64 sometimes hugetext=3 | A\n', 1),

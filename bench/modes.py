@@ -1,13 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The reader of programs.list, the bench's programs, and of modes.list, its
-modes (see their headers), for the guest's bench and the host's bench/run.sh,
-report.py, report_itlb.py.  Standard library only."""
+"""The reader of modes.list, the modes of make bench (see its header), for
+bench/run.sh, report.py and report_itlb.py; and which modes are compared
+with which.  Standard library only.
+  python3 -B bench/modes.py   one NAME:KERNEL:ARCH:KERNEL COMMAND LINE:THP
+                              line per mode (bench/run.sh)"""
 
 import os
 import re
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TABLE = os.path.join(HERE, 'programs.list')
 MODES = os.path.join(HERE, 'modes.list')
 THP_ENABLED = ('always', 'madvise', 'never')
 KERNEL = re.compile(r'^[0-9][0-9A-Za-z._]*(-stock)?$')
@@ -16,35 +18,6 @@ ARCH = re.compile(r'^[a-z][a-z0-9_]*$')
 
 class TableError(Exception):
     pass
-
-
-def read(path=TABLE):
-    """[{'name', 'target' (None: anonymous code), 'cap', 'arches' (None:
-    all), 'title'}], in the table's order.  TableError, with FILE:LINE, on
-    a malformed line."""
-    progs = []
-    with open(path) as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip() or line.lstrip().startswith('#'):
-                continue
-            f5 = line.split(None, 4)
-            arches = f5[3].split(',') if len(f5) > 3 else []
-            if (len(f5) < 5 or not f5[2].isdigit()
-                    or not all(ARCH.match(a) for a in arches)
-                    or f5[0] in (p['name'] for p in progs)):
-                raise TableError('%s:%d: want a new name, target, cap '
-                                 '(seconds), arches ("all" or names of '
-                                 'scripts/arches.list), title' % (path, n))
-            progs.append({'name': f5[0], 'cap': int(f5[2]),
-                          'target': None if f5[1] == '-' else f5[1],
-                          'arches': None if arches == ['all'] else arches,
-                          'title': f5[4].strip()})
-    return progs
-
-
-def runs_on(prog, arch):
-    """Has arch's rootfs the program (programs.list's arches)?"""
-    return prog['arches'] is None or arch in prog['arches']
 
 
 def read_modes(path=MODES):
@@ -115,27 +88,18 @@ def bars(modes):
 
 
 def main(argv):
-    """For bench/run.sh: 'names [ARCH]' prints the programs' names
-    (those ARCH's rootfs has) joined by commas, 'modes' one
-    NAME:KERNEL:ARCH:KERNEL COMMAND LINE:THP line per mode."""
-    import sys
+    if argv:
+        print('usage: modes.py', file=sys.stderr)
+        return 2
     try:
-        if argv[:1] == ['names'] and len(argv) <= 2:
-            print(','.join(p['name'] for p in read()
-                           if len(argv) == 1 or runs_on(p, argv[1])))
-        elif argv == ['modes']:
-            for m in read_modes():
-                print('%s:%s:%s:%s:%s' % (m['name'], m['kernel'], m['arch'],
-                                          m['args'], m['thp']))
-        else:
-            print('usage: programs.py names [ARCH] | modes', file=sys.stderr)
-            return 2
+        for m in read_modes():
+            print('%s:%s:%s:%s:%s' % (m['name'], m['kernel'], m['arch'],
+                                      m['args'], m['thp']))
     except (OSError, TableError) as e:
-        print('programs.py: %s' % e, file=sys.stderr)
+        print('modes.py: %s' % e, file=sys.stderr)
         return 1
     return 0
 
 
 if __name__ == '__main__':
-    import sys
     sys.exit(main(sys.argv[1:]))
