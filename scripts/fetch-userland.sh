@@ -24,7 +24,7 @@ sysroot=$ROOTOUT/sysroot
 # of bench/programs that this arch's rootfs has
 progpkgs=$(python3 -B "$top/bench/programs" packages "$ARCH_NAME")
 mapfile -t pkgs < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$top/scripts/userland.list" | awk '{print $1}'
-	echo "$progpkgs")
+	[ -z "$progpkgs" ] || echo "$progpkgs")
 want=$(printf '%s\n' "${pkgs[@]}" | sha1sum | cut -d' ' -f1)
 if [ "$(cat "$sysroot/.done" 2>/dev/null)" = "$want" ]; then
 	exit 0

@@ -36,7 +36,6 @@ The guest's bench (bench/guest/bench) and scripts/mkrootfs.sh install this
 package as /opt/hugetext/programs; the tests use what the programs
 install too (cc1, gdb, the JVM, node).  Standard library only."""
 
-import importlib
 import importlib.util
 import os
 import re
@@ -52,33 +51,23 @@ class TableError(Exception):
     pass
 
 
-def entries(root=HERE):
-    """[(directory name, its program.py module)], in ORDER."""
-    out = []
-    for d in sorted(os.listdir(root)):
-        if not os.path.isfile(os.path.join(root, d, 'program.py')):
-            continue
-        if not NAME.match(d):
-            raise TableError('%s/%s: a program directory is named [a-z][a-z0-9_]*'
-                             % (root, d))
-        if root == HERE:
-            mod = importlib.import_module('%s.%s.program' % (__name__, d))
-        else:   # another tree of programs (the unit tests')
-            spec = importlib.util.spec_from_file_location(
-                'bench_program_' + d, os.path.join(root, d, 'program.py'))
-            mod = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(mod)
-        out.append((d, mod))
-    return sorted(out, key=lambda e: (getattr(e[1], 'ORDER', None) or 0, e[0]))
-
-
 def read(root=HERE):
     """[{'name', 'target' (None: anonymous code), 'cap', 'arches' (None:
-    all), 'title', 'run', 'dir', 'packages'}], in ORDER.  TableError,
-    naming the program.py, on a malformed entry."""
-    progs = []
-    for d, mod in entries(root):
+    all), 'title', 'run', 'dir', 'packages'}], in ORDER (ties by directory
+    name).  TableError, naming the directory or its program.py, on a
+    malformed entry."""
+    entries = []
+    for d in sorted(os.listdir(root)):
         where = os.path.join(root, d, 'program.py')
+        if not os.path.isfile(where):
+            continue
+        if not NAME.match(d):
+            raise TableError('%s/%s: a program directory is named '
+                             '[a-z][a-z0-9_]*' % (root, d))
+        spec = importlib.util.spec_from_file_location('bench_program_' + d,
+                                                      where)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
         order = getattr(mod, 'ORDER', None)
         pkgs = getattr(mod, 'PACKAGES', None)
         defs = getattr(mod, 'PROGRAMS', None)
@@ -90,6 +79,9 @@ def read(root=HERE):
                              'non-empty list)' % where)
         if not os.path.isfile(os.path.join(root, d, 'install.sh')):
             raise TableError('%s: no install.sh beside it' % where)
+        entries.append((order, d, where, pkgs, defs))
+    progs = []
+    for _, d, where, pkgs, defs in sorted(entries, key=lambda e: e[:2]):
         for p in defs:
             arches = p.get('arches') if isinstance(p, dict) else None
             if (not isinstance(p, dict)
@@ -129,7 +121,8 @@ def guest_file(name):
     return os.path.join(GUEST, name)
 
 
-def read_text(path, default=''):
+def read_text(path, default=None):
+    """PATH's text, or @default when it cannot be read."""
     try:
         with open(path) as f:
             return f.read()
@@ -140,7 +133,7 @@ def read_text(path, default=''):
 def count_in(path, needle):
     """How often needle occurs in file path (0: no such file, as for
     programs another arch's rootfs does not have)."""
-    return read_text(path).count(needle)
+    return read_text(path, '').count(needle)
 
 
 def text_section(path):
@@ -164,19 +157,13 @@ def text_section(path):
 
 
 def text_mb(path):
-    """MB (rounded) of the executable PT_LOAD segments of ELF64 file path,
-    or '?' when it cannot be read."""
+    """MB (rounded) of the executable PT_LOAD segments of ELF file path (the
+    hugetext tool's reader, whose package the guest has on its path), or
+    '?' when it cannot be read."""
+    from hugetext import elf
     try:
-        with open(path, 'rb') as f:
-            data = f.read(1 << 16)
-        phoff, = struct.unpack_from('<Q', data, 0x20)
-        phentsize, phnum = struct.unpack_from('<HH', data, 0x36)
-        size = 0
-        for i in range(phnum):
-            ptype, flags = struct.unpack_from('<II', data, phoff + i * phentsize)
-            if ptype == 1 and flags & 1:
-                size += struct.unpack_from('<Q', data,
-                                           phoff + i * phentsize + 32)[0]
-        return '%d' % round(size / (1 << 20))
-    except (OSError, struct.error):
+        phdrs = elf.read_elf(path)[2]
+    except (ValueError, elf.NotRegularFile):
         return '?'
+    size = sum(p['filesz'] for p in phdrs if p['type'] == 1 and p['flags'] & 1)
+    return '%d' % round(size / (1 << 20))

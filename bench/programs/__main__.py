@@ -26,12 +26,13 @@ def main(argv):
         return 1
     if argv[0] == 'names':
         print(','.join(p['name'] for p in progs))
+        return 0
+    if argv[0] == 'dirs':
+        vals = [p['dir'] for p in progs]
     else:
-        key = 'dir' if argv[0] == 'dirs' else 'packages'
-        vals = [v for p in progs
-                for v in (p[key] if key == 'packages' else [p[key]])]
-        for v in dict.fromkeys(vals):
-            print(v)
+        vals = [pkg for p in progs for pkg in p['packages']]
+    for v in dict.fromkeys(vals):       # in order, each once
+        print(v)
     return 0
 
 

@@ -516,6 +516,7 @@ class ProgramsTest(unittest.TestCase):
                GOOD_PROGRAM.replace("'title': 'a program', ", ''),
                GOOD_PROGRAM.replace("'title'", "'extra': 1, 'title'"),
                GOOD_PROGRAM.replace("ORDER = 10", ''),
+               GOOD_PROGRAM.replace("ORDER = 10", "ORDER = '10'"),
                GOOD_PROGRAM.replace("['pkg']", "'pkg'"),
                GOOD_PROGRAM.replace("'run': lambda: {'what': 'w', "
                                     "'cmd': ['p']}", "'run': None")]

@@ -20,7 +20,7 @@ def run():
         '(%.1f MB preprocessed, the kernel build\'s options; ET_EXEC, '
         '%s MB text)' % (os.path.getsize(INPUT) / (1 << 20), text_mb(cc1)),
         'cmd': [cc1, '-quiet', '-fpreprocessed', '-w']
-        + read_text(FLAGS).split() + [INPUT, '-o', '/tmp/big.s']}
+        + read_text(FLAGS, '').split() + [INPUT, '-o', '/tmp/big.s']}
 
 
 PROGRAMS = [{'name': 'cc1', 'target': 'cc1', 'cap': 300, 'arches': None,
