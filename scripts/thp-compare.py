@@ -19,14 +19,16 @@ LINE = re.compile(r'^# thpcmp: ([\w.-]+): (.*?)\.{3,} ?((?:(?!\.\.\.).)*)$')
 
 
 KNOB = re.compile(r'^# (hugetext_enabled=\d+|kernel without CONFIG_HUGETEXT)$')
-BAIL = re.compile(r'^# thpcmp: run \d+ of [\w.-]+ bailed out: ')
+BAIL = re.compile(r'^# thpcmp: run \d+ of [\w.-]+ '
+                  r'(bailed out|was killed|stopped before)')
 
 
 def cases(path):
     """({(type, case, n): result}, bails, label): n counts a case name's
     repeats (the selftest runs the same case in its khugepaged and madvise
-    contexts); bails: the selftest's bail-outs (hugetext_thpcmp.sh reran
-    it); label: what the guest said of hugetext, else the file's name"""
+    contexts); bails: the selftest's runs that stopped early
+    (hugetext_thpcmp.sh reran them); label: what the guest said of
+    hugetext, else the file's name"""
     got, seen, bails, name = {}, {}, [], path
     with open(path, errors='replace') as f:
         for line in f:
