@@ -411,9 +411,10 @@ static void phase_rewrite(void)
 	 * a collapse that saw the writer's open and gave up had raised nr_thps
 	 * for a moment, the open read it and truncated the page cache, the
 	 * writer's earlier pages still dirty -- the file itself reverted.
-	 * hugetext_dirtyopen reproduces that loss every run.  Should this fail
-	 * again, the line above tells lost data (the file reads the old
-	 * version too) from stale code (the file is right, the call is not).
+	 * The kselftest's dirty_open reproduces that loss every run.
+	 * Should this fail again, the line above tells lost data (the file
+	 * reads the old version too) from stale code (the file is right,
+	 * the call is not).
 	 */
 	ksft_test_result(bad == 0 && WIFEXITED(status) && !WEXITSTATUS(status) &&
 			 sh->writes > writes0 && collapsed > 0 && pmd_seen > 0,
