@@ -14,6 +14,9 @@ Golden files live in tools/tests/golden/; refresh them with
     HUGETEXT_UPDATE_GOLDEN=1 python3 -m unittest discover -s tools/tests
 """
 
+import argparse
+import contextlib
+import io
 import json
 import os
 import re
@@ -48,7 +51,10 @@ LIB = os.path.join(os.path.dirname(HERE), 'lib')
 TABLE = os.path.join(LIB, 'hugetext', 'knobs.list')
 sys.path.insert(0, LIB)
 sys.dont_write_bytecode = True
+from hugetext import common as ht_common  # noqa: E402
+from hugetext import fs as ht_fs  # noqa: E402
 from hugetext import knobs as ht_knobs  # noqa: E402
+from hugetext import rollback as ht_rollback  # noqa: E402
 
 KNOBS = ht_knobs.KNOBS
 KNOB_FILES = {k.name: k.path.lstrip('/') for k in KNOBS}
@@ -1143,14 +1149,73 @@ SPLITS = ('1234,0x55d4a2800000,0x55d4a3c00000\n'
           '2345,0x7f3a00000000,0x7f3a00400000\n')
 
 
+SPLIT_FILE = ht_common.SPLIT_HUGE_PAGES
+MAPPING = re.compile(r'^([0-9a-f]+)-([0-9a-f]+) ')
+HUGE_FIELD = re.compile(r'^(FilePmdMapped|AnonHugePages):(\s+)\d+ kB$')
+
+
+def split_smaps(text, line):
+    """/proc/PID/smaps text after the split of START,END in line
+    (PID,START,END): nothing in the range PMD-mapped"""
+    _, lo, hi = (int(v, 0) for v in line.split(','))
+    out, inside = [], False
+    for ln in text.splitlines(True):
+        m = MAPPING.match(ln)
+        if m:
+            start, end = int(m.group(1), 16), int(m.group(2), 16)
+            inside = start < hi and end > lo
+        f = HUGE_FIELD.match(ln.rstrip('\n'))
+        if inside and f:
+            ln = '%s:%s0 kB\n' % (f.group(1), f.group(2))
+        out.append(ln)
+    return ''.join(out)
+
+
+class SplittingFs(ht_fs.Fs):
+    """The fixture's tree with split_huge_pages that does what the kernel
+    does: a write of PID,START,END leaves nothing of PID's mappings in the
+    range PMD-mapped, its /proc/PID/smaps saying so at once, but for the
+    first `busy` writes of each range, which meet a folio in use and leave
+    it whole."""
+
+    def __init__(self, root, busy=0):
+        super().__init__(root)
+        self.busy = busy
+
+    def write(self, p, value, append=False):
+        super().write(p, value, append)
+        if p != SPLIT_FILE:
+            return
+        line = value.strip()
+        if self.read(p).splitlines().count(line) <= self.busy:
+            return
+        smaps = self.path('/proc/%s/smaps' % line.split(',')[0])
+        with open(smaps) as f:
+            text = f.read()
+        with open(smaps, 'w') as f:
+            f.write(split_smaps(text, line))
+
+
 class TestRollback(FixtureCase):
+    def rollback(self, *args, busy=0):
+        """hugetext rollback in this process, on a SplittingFs"""
+        out = io.StringIO()
+        parser = argparse.ArgumentParser()
+        ht_rollback.rollback_set_argparser(parser)
+        with contextlib.redirect_stdout(out):
+            rc = ht_rollback.rollback_main(parser.parse_args(list(args)),
+                                           SplittingFs(self.root, busy))
+        return rc, out.getvalue()
+
     def test_rollback(self):
         self.put(ENABLED, '3')
         self.put(PAD, '4096')
         self.put(MAXNR, '12')
         self.put(RODATA, '1')
-        p = self.hugetext('rollback')
-        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        rc, out = self.rollback()
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(out.count('split, nothing huge left (1 write)'), 2,
+                         out)
         self.assertEqual(self.read(ENABLED), '0')
         self.assertEqual(self.read(PAD), '0')
         self.assertEqual(self.read(MAXNR), '0')
@@ -1161,9 +1226,9 @@ class TestRollback(FixtureCase):
         # "1" (every THP of the system)
         self.assertEqual(self.read('sys/kernel/debug/split_huge_pages'),
                          SPLITS)
-        self.assertIn('3 -> 0', p.stdout)
-        self.assertIn('sync', p.stdout)
-        lines = p.stdout.splitlines()
+        self.assertIn('3 -> 0', out)
+        self.assertIn('sync', out)
+        lines = out.splitlines()
         self.assertLess(min(i for i, l in enumerate(lines)
                             if l.startswith('split pid')),
                         [i for i, l in enumerate(lines)
@@ -1225,10 +1290,38 @@ class TestRollback(FixtureCase):
     def test_rollback_failure(self):
         os.unlink(self.path('proc/sys/vm/drop_caches'))
         os.mkdir(self.path('proc/sys/vm/drop_caches'))
-        p = self.hugetext('rollback')
-        self.assertEqual(p.returncode, 1)
-        self.assertIn('FAILED', p.stdout)
+        rc, out = self.rollback()
+        self.assertEqual(rc, 1)
+        self.assertEqual([l.split(':')[0] for l in out.splitlines()
+                          if 'FAILED' in l], ['write 3 to drop_caches'])
         self.assertEqual(self.read(ENABLED), '0')
+
+    def test_rollback_split_retries_a_busy_folio(self):
+        # the first two writes of each range meet a folio in use
+        rc, out = self.rollback(busy=2)
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(out.count('split, nothing huge left (3 writes)'), 2,
+                         out)
+        self.assertEqual(self.read('sys/kernel/debug/split_huge_pages'),
+                         ''.join(l + '\n' for l in SPLITS.split()
+                                 for _ in range(3)))
+
+    def test_rollback_split_that_does_not_take(self):
+        # a range that stays huge is reported, never "done"
+        p = self.hugetext('rollback', '--json')
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        d = json.loads(p.stdout)
+        self.assertFalse(d['ok'])
+        splits = [s for s in d['steps'] if s['step'].startswith('split pid')]
+        self.assertEqual(len(splits), 2)
+        self.assertEqual([s['ok'] for s in splits], [False, False])
+        self.assertIn('12M still huge after 10 writes', splits[0]['outcome'])
+        self.assertEqual(self.read('sys/kernel/debug/split_huge_pages'),
+                         ''.join(l + '\n' for l in SPLITS.split()
+                                 for _ in range(10)))
+        # the rest of the rollback still ran
+        self.assertEqual(self.read(ENABLED), '0')
+        self.assertEqual(self.read('proc/sys/vm/drop_caches'), '3')
 
 
 class TestBench(FixtureCase):

@@ -4,12 +4,13 @@ executable mappings split, caches dropped."""
 
 import errno
 import os
+import time
 
 from .common import (
     DROP_CACHES, EXIT_ERROR, EXIT_OK, EXIT_UNSUPPORTED, HUGETEXT_ENABLED,
     HugetextError, SPLIT_HUGE_PAGES)
 from .knobs import KNOB_BY_NAME
-from .fs import emit_json, human, parse_uint, pids, pmd_size, supported
+from .fs import emit_json, human, pids, pmd_size, supported
 from .smaps import aligned_range, exec_mappings, read_comm
 
 
@@ -45,6 +46,29 @@ def split_targets(fs, pmd):
                 lo, hi = m['start'], m['end']
             targets.append((pid, read_comm(fs, pid) or '?', lo, hi, m))
     return targets, skipped
+
+
+# A split leaves a huge folio whole while someone else holds a reference
+# to it: a task of the process executing in it, faulting on the migration
+# entry the split installed.  Write again, a few times, until the range
+# has nothing huge left, and say so if it still has.
+SPLIT_TRIES = 10
+SPLIT_WAIT = 0.05
+
+
+def huge_left(fs, pid, lo, hi):
+    """Bytes of pid's executable mappings in [lo, hi) still PMD-mapped
+    (FilePmdMapped, AnonHugePages); None when the process is gone, -1
+    when its smaps cannot be read."""
+    try:
+        maps = exec_mappings(fs, pid)
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    except OSError:
+        return -1
+    return sum(m['fields'].get('FilePmdMapped', 0) +
+               m['fields'].get('AnonHugePages', 0)
+               for m in maps if m['start'] < hi and m['end'] > lo)
 
 
 # Knobs rollback writes 0 to.  pad_rodata is left alone: with
@@ -99,25 +123,46 @@ def rollback_main(args, fs):
         if not args.json:
             print('%-36s %s' % (name + ':', outcome))
 
+    def failed(e):
+        reason = e.strerror or str(e)
+        if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+            reason += ' (must be root)'
+        return 'FAILED: ' + reason, False
+
+    def split(value):
+        pid, lo, hi = (int(v, 0) for v in value.split(','))
+        for n in range(1, SPLIT_TRIES + 1):
+            try:
+                fs.write(SPLIT_HUGE_PAGES, value + '\n', append=True)
+            except OSError as e:
+                if not fs.exists('/proc/%d' % pid):
+                    return 'process exited, nothing to split', True
+                return failed(e)
+            left = huge_left(fs, pid, lo, hi)
+            if left is None:
+                return 'process exited', True
+            if left < 0:
+                return 'written; its smaps cannot be read to check', True
+            if not left:
+                return 'split, nothing huge left (%d write%s)' % (
+                    n, '' if n == 1 else 's'), True
+            time.sleep(SPLIT_WAIT)
+        return ('FAILED: %s still huge after %d writes (a folio in use, '
+                'or collapsed again); run rollback again'
+                % (human(left), SPLIT_TRIES)), False
+
     def write(path, value):
         if not fs.exists(path):
             return 'skipped (%s not present)' % path, True
+        if path == SPLIT_HUGE_PAGES:
+            return split(value)
         old = fs.read_opt(path)
         try:
-            if path == SPLIT_HUGE_PAGES:
-                fs.write(path, value + '\n', append=True)
-            else:
-                fs.write(path, value)
+            fs.write(path, value)
         except OSError as e:
-            pid = parse_uint(value.split(',')[0])
-            if path == SPLIT_HUGE_PAGES and not fs.exists('/proc/%d' % pid):
-                return 'process exited, nothing to split', True
-            reason = e.strerror or str(e)
-            if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-                reason += ' (must be root)'
-            return 'FAILED: ' + reason, False
+            return failed(e)
         new = fs.read_opt(path)
-        if path == SPLIT_HUGE_PAGES or new is None:  # write-only files
+        if new is None:  # write-only files
             return 'done', True
         return '%s -> %s' % (old, new), True
 
