@@ -56,6 +56,13 @@ SPLIT_TRIES = 10
 SPLIT_WAIT = 0.05
 
 
+def huge_bytes(m):
+    """Bytes of mapping m that are PMD-mapped (FilePmdMapped,
+    AnonHugePages)"""
+    return m['fields'].get('FilePmdMapped', 0) + \
+        m['fields'].get('AnonHugePages', 0)
+
+
 def huge_left(fs, pid, lo, hi):
     """Bytes of pid's executable mappings in [lo, hi) still PMD-mapped
     (FilePmdMapped, AnonHugePages); None when the process is gone, -1
@@ -66,9 +73,8 @@ def huge_left(fs, pid, lo, hi):
         return None
     except OSError:
         return -1
-    return sum(m['fields'].get('FilePmdMapped', 0) +
-               m['fields'].get('AnonHugePages', 0)
-               for m in maps if m['start'] < hi and m['end'] > lo)
+    return sum(huge_bytes(m) for m in maps
+               if m['start'] < hi and m['end'] > lo)
 
 
 # Knobs rollback writes 0 to.  pad_rodata is left alone: with
@@ -86,8 +92,7 @@ def rollback_plan(fs):
     if fs.exists(SPLIT_HUGE_PAGES):
         targets, skipped = split_targets(fs, pmd_size(fs))
         for pid, comm, lo, hi, m in targets:
-            huge = m['fields'].get('FilePmdMapped', 0) + \
-                m['fields'].get('AnonHugePages', 0)
+            huge = huge_bytes(m)
             plan.append(('split pid %d %x-%x' % (pid, lo, hi),
                          SPLIT_HUGE_PAGES, '%d,%#x,%#x' % (pid, lo, hi),
                          '%s %s, %s huge' % (comm, m['path'] or '[anon]',
