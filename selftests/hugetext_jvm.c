@@ -8,7 +8,7 @@
  * cache is anonymous memory with VM_EXEC from the start: hugetext bit 1
  * gives it PMD pages at fault or by collapse.  The mprotect() path of a
  * JIT that maps code read-write first is covered by hugetext_jit and
- * hugetext_cap (hugetext_hotcold --jit).
+ * the kselftest's jit and sampler fixtures.
  *
  * Every 50 ms while javac runs, its smaps is read: code regions PMD-mapped
  * are AnonHugePages of its executable anonymous mappings (the code cache)

@@ -214,6 +214,11 @@ static const struct knob_spec *knob_spec(const char *name)
 	return NULL;
 }
 
+const char *knob_table_file(int i)
+{
+	return i >= 0 && i < NR_KNOB_SPECS ? knob_specs[i].file : NULL;
+}
+
 /* a number of the table on this machine: PMD-relative ones on its PMD size */
 static long knob_num(const struct knob_num *v)
 {

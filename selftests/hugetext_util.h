@@ -108,6 +108,8 @@ int knob_check_range(const char *name, int *n);
 long knob_min(const char *name);
 long knob_max(const char *name);
 int knob_check_bad(const char *name, int *n);
+/* the file of the table's knob @i (0, 1, ...), NULL past its last */
+const char *knob_table_file(int i);
 #define KNOB_TABLE_RESULTS 2
 #define knob_test_table(name) do {						\
 	int n_, f_ = knob_check_range(name, &n_);				\
