@@ -24,7 +24,9 @@ if [ $rc = 2 ] && [ "$(cat $T/hugetext_enabled)" = 1 ]; then ok "enable 4 is rej
 else nok "enable 4 is rejected with exit 2, knob unchanged (exit $rc)"; fi
 
 echo madvise >$T/enabled
-"$DIR/hugetext_bigtext" huge --timeout 5000 --no-touch --hold 8000 >/tmp/big.out 2>&1 &
+# held until both stats are done (each a Python start in the guest: 8 s
+# of hold was once too short for the two), then killed
+"$DIR/hugetext_bigtext" huge --timeout 5000 --no-touch --hold 120000 >/tmp/big.out 2>&1 &
 pid=$!
 sleep 3
 $HT stat --pid $pid --json >/tmp/stat.json 2>/tmp/stat.err
@@ -36,6 +38,7 @@ m = maps[0]
 print("# text", m["size"], "FilePmdMapped", m["file_pmd_mapped"], "ideal", m["ideal"], "coverage", m["coverage"])
 sys.exit(0 if m["congruent"] and m["ideal"] > 0 and m["file_pmd_mapped"] == m["ideal"] else 1)'
 check "stat text output names the program" sh -c "$HT stat --pid $pid | grep -q hugetext_bigtext"
+kill $pid
 wait $pid
 check "stat of a vanished pid is an error" sh -c "! $HT stat --pid $pid"
 check "counters: status shows hugetext_collapse_ok" sh -c "$HT status | grep -q hugetext_collapse_ok"
