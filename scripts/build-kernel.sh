@@ -69,38 +69,64 @@ export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$top}"
 export CCACHE_DEPEND="${CCACHE_DEPEND:-1}"
 
 kmake=(make -s -C "$src" O="$build" ARCH="$KARCH" ${CROSS:+CROSS_COMPILE=$CROSS})
-"${kmake[@]}" tinyconfig >/dev/null
-"$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" "${frags[@]}" >"$build/merge.log"
-"${kmake[@]}" olddefconfig >/dev/null
+# The configuration is made again only when what it is made of changed:
+# the tree's Kconfig files, kconfig and the top Makefile (index and
+# working tree), the fragments, the arch and the compiler (Kconfig asks it
+# what it supports).  A bisect prefix that changes no Kconfig file keeps
+# its predecessor's .config: tinyconfig, merge, olddefconfig and the
+# check below cost 12 s of a prefix's 18 s (6.12, measured).
+cfgkey=$( {
+	echo "$KARCH ${CROSS:-}"
+	"${CROSS}gcc" --version | head -n 1
+	git -C "$src" ls-files -s -- ':(glob)**/Kconfig*' scripts/kconfig Makefile
+	git -C "$src" status --porcelain -- ':(glob)**/Kconfig*' scripts/kconfig Makefile
+	cat "${frags[@]}"
+} | sha256sum | cut -d' ' -f1)
+# make_config: tinyconfig + the fragments, merged, then every symbol they
+# ask for checked in the .config
+make_config() {
+	"${kmake[@]}" tinyconfig >/dev/null
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" "${frags[@]}" >"$build/merge.log"
+	"${kmake[@]}" olddefconfig >/dev/null
 
-# merge_config.sh only warns: fail on any requested symbol that did not stick.
-# The last fragment that names a symbol wins, as in merge_config.sh.
-declare -A want=()
-while IFS= read -r line; do
-	case "$line" in
-	CONFIG_*=n) want[${line%%=*}]=n ;;
-	CONFIG_*=*) want[${line%%=*}]=${line#*=} ;;
-	"# CONFIG_"*" is not set") sym=${line#\# }; want[${sym%% *}]=n ;;
-	esac
-done < <(cat "${frags[@]}" | sed 's/[[:space:]]*$//')
-bad=0
-for sym in "${!want[@]}"; do
-	have=$(grep -E "^$sym=" "$build/.config" | cut -d= -f2- || true)
-	if [ "${want[$sym]}" = n ]; then
-		[ -z "$have" ] || { echo "build-kernel: $sym=n requested, .config has $sym=$have" >&2; bad=1; }
-	elif [ "$have" != "${want[$sym]}" ]; then
-		# a prefix of the series before the patch that adds the symbol
-		if [ -z "$have" ] && ! grep -rqsE --include='Kconfig*' \
-			"^[[:space:]]*(menu)?config ${sym#CONFIG_}\$" "$src"; then
-			echo "build-kernel: $sym is not defined in this tree: not checked"
-			continue
+	# merge_config.sh only warns: fail on any requested symbol that did not stick.
+	# The last fragment that names a symbol wins, as in merge_config.sh.
+	declare -A want=()
+	while IFS= read -r line; do
+		case "$line" in
+		CONFIG_*=n) want[${line%%=*}]=n ;;
+		CONFIG_*=*) want[${line%%=*}]=${line#*=} ;;
+		"# CONFIG_"*" is not set") sym=${line#\# }; want[${sym%% *}]=n ;;
+		esac
+	done < <(cat "${frags[@]}" | sed 's/[[:space:]]*$//')
+	bad=0
+	for sym in "${!want[@]}"; do
+		have=$(grep -E "^$sym=" "$build/.config" | cut -d= -f2- || true)
+		if [ "${want[$sym]}" = n ]; then
+			[ -z "$have" ] || { echo "build-kernel: $sym=n requested, .config has $sym=$have" >&2; bad=1; }
+		elif [ "$have" != "${want[$sym]}" ]; then
+			# a prefix of the series before the patch that adds the symbol
+			if [ -z "$have" ] && ! grep -rqsE --include='Kconfig*' \
+				"^[[:space:]]*(menu)?config ${sym#CONFIG_}\$" "$src"; then
+				echo "build-kernel: $sym is not defined in this tree: not checked"
+				continue
+			fi
+			echo "build-kernel: $sym=${want[$sym]} requested, .config has ${have:-it unset}" \
+			     "(a missing dependency?)" >&2
+			bad=1
 		fi
-		echo "build-kernel: $sym=${want[$sym]} requested, .config has ${have:-it unset}" \
-		     "(a missing dependency?)" >&2
-		bad=1
-	fi
-done
-[ $bad -eq 0 ] || { echo "build-kernel: config verification failed" >&2; exit 1; }
+	done
+	[ $bad -eq 0 ] || { echo "build-kernel: config verification failed" >&2; exit 1; }
+}
+cfgmark=$build/.hugetext-config
+if [ -f "$build/.config" ] && [ -f "$cfgmark" ] &&
+   [ "$(cat "$cfgmark")" = "$cfgkey $(sha256sum <"$build/.config" | cut -d' ' -f1)" ]; then
+	echo "build-kernel: the configuration's inputs are unchanged: $build/.config kept"
+else
+	rm -f "$cfgmark"
+	make_config
+	echo "$cfgkey $(sha256sum <"$build/.config" | cut -d' ' -f1)" >"$cfgmark"
+fi
 
 echo "build-kernel: building $name for $ARCH_NAME ($(grep -c '=y' "$build/.config") symbols =y, -j$jobs)${targets:+: $targets}"
 # shellcheck disable=SC2086 # targets: a list
