@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/klog.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -856,55 +855,6 @@ out:
 	if (fd >= 0)
 		close(fd);
 	return *end ? 0 : -1;
-}
-
-const char *kernel_param(const char *name)
-{
-	static char cmdline[4096];
-	size_t len = strlen(name);
-	char *arg, *val = NULL;
-	FILE *f = fopen("/proc/cmdline", "r");
-
-	if (!f || !fgets(cmdline, sizeof(cmdline), f))
-		ksft_exit_fail_msg("cannot read /proc/cmdline\n");
-	fclose(f);
-	for (arg = strtok(cmdline, " \n"); arg; arg = strtok(NULL, " \n"))
-		if (!strncmp(arg, name, len) && arg[len] == '=')
-			val = arg + len + 1;
-	return val;
-}
-
-int klog_count(const char *what)
-{
-	int len = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0), n = 0;
-	char *log = len > 0 ? malloc(len + 1) : NULL, *p;
-
-	if (!log)
-		ksft_exit_fail_msg("klogctl: no kernel log buffer\n");
-	len = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, log, len);
-	if (len < 0)
-		ksft_exit_fail_msg("klogctl failed\n");
-	log[len] = '\0';
-	for (p = log; (p = strstr(p, what)); p++)
-		n++;
-	free(log);
-	return n;
-}
-
-long rwx_touch_huge(unsigned long pmd)
-{
-	char *m = mmap(NULL, 2 * pmd, PROT_READ | PROT_WRITE | PROT_EXEC,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	char *a;
-	long v;
-
-	if (m == MAP_FAILED)
-		return -1;
-	a = (char *)(((unsigned long)m + pmd - 1) & ~(pmd - 1));
-	a[0] = (char)0xc3;
-	v = smaps_field(0, (unsigned long)a, (unsigned long)a + pmd, "AnonHugePages");
-	munmap(m, 2 * pmd);
-	return v;
 }
 
 #ifndef MADV_COLLAPSE

@@ -31,18 +31,6 @@
 #define PR_HUGETEXT_SET		(1UL << 2)
 #endif
 
-/* the value of NAME= on the kernel command line (its last), NULL if none */
-const char *kernel_param(const char *name);
-/* how many times @what occurs in the kernel log */
-int klog_count(const char *what);
-/*
- * Map two @pmd-sized regions' worth read-write-execute (JIT-like memory),
- * touch one byte of the @pmd-aligned region inside (one fault); its
- * AnonHugePages in bytes, -1 on error.  Unmapped afterwards: a later
- * mapping next to it would merge with it, and smaps sums the VMA.
- */
-long rwx_touch_huge(unsigned long pmd);
-
 /*
  * Machine code the tests write and run (JIT-like memory), per arch.
  * ht_emit_ret_imm(p, v) writes at p a function of no arguments that
