@@ -29,8 +29,10 @@
  * write no longer empties huge page cache), and QEMU's multi-threaded TCG
  * was seen to keep running the old translation of such a page (402075
  * stale calls, the bytes read through the mapping and from the file the
- * new ones, also after a serializing CPUID; 0 with one TCG thread): make
- * check runs this test on 7.3 in a boot with one TCG thread (mainline-smp,
+ * new ones, also after a serializing CPUID; 0 with one TCG thread), and
+ * once on 6.12 too (120 stale calls in a make check of 2026-11-29, the
+ * page's new bytes read through the mapping): on x86-64 make check runs
+ * this test in boots with one TCG thread (smp, mainline-smp,
  * scripts/boots.list), where the vCPUs take turns.
  *
  * A control run first proves the checker fails on a stale value.
