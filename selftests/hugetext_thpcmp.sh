@@ -124,8 +124,18 @@ done
 # a name is named by its reason), and its exit status as one more case,
 # all compared by scripts/thp-compare.py; only a program killed or timed
 # out fails here
-while read -r p tmo _ args; do
+# (upstream-mm.list: an argument TREE=ARG is for that tree's build alone)
+tree=6.12
+[ -z "$sfx" ] || tree=mainline
+while read -r p tmo _ targs; do
 	[ -n "$p" ] || continue
+	args=
+	for a in $targs; do
+		case "$a" in
+		6.12=*|mainline=*) [ "${a%%=*}" != "$tree" ] || args="$args ${a#*=}" ;;
+		*) args="$args $a" ;;
+		esac
+	done
 	n=$((n + 1))
 	out=$work/$p.out
 	t0=$(date +%s)
