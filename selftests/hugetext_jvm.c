@@ -272,43 +272,41 @@ static void result(const struct mode *m, bool ok, const struct run *r, long cap_
 
 int main(int argc, char **argv)
 {
-	const struct mode *run_modes[NR_MODES];
+	unsigned int chosen = argc > 1 ? 0 : (1u << NR_MODES) - 1;
 	struct run r[NR_MODES];
 	bool ok[NR_MODES], same = true;
-	int i, j, n = 0, nr = 0, files = 0;
+	int i, j, n = 0;
 	long ac;
 
+	/* the modes to run (bit j: modes[j]), each named at most once */
 	for (i = 1; i < argc; i++) {
 		for (j = 0; j < NR_MODES && strcmp(argv[i], modes[j].arg); j++)
 			;
-		for (n = 0; n < nr && run_modes[n] != &modes[j]; n++)
-			;
-		if (j == NR_MODES || n < nr) {
+		if (j == NR_MODES || chosen & (1u << j)) {
 			fprintf(stderr, "usage: %s [0|2|3|cap]... (each at most once; default: all four)\n",
 				argv[0]);
 			return KSFT_FAIL;
 		}
-		run_modes[nr++] = &modes[j];
+		chosen |= 1u << j;
 	}
-	n = 0;
-	for (; argc == 1 && nr < NR_MODES; nr++)
-		run_modes[nr] = &modes[nr];
 
 	ksft_begin_needing(KNOB_ENABLED, "CONFIG_HUGETEXT");
 	ksft_need_program(JAVAC, SOURCE);
 	if (access(REFERENCE, R_OK))
 		ksft_exit_fail_msg("no %s: the root file system's javac reference is missing\n",
 				   REFERENCE);
-	ksft_set_plan(nr + 1);
+	ksft_set_plan(__builtin_popcount(chosen) + 1);
 	knobs_save();
 	knob_write_or_fail("enabled", "madvise");
 	khugepaged_defaults();
 	knob_write(KNOB_SAMPLE_MILLISECS, "100");
 
 	ac = vmstat_read("hugetext_cap_anon_collapsed");
-	for (i = 0; i < nr; i++) {
-		const struct mode *m = run_modes[i];
+	for (i = 0; i < NR_MODES; i++) {
+		const struct mode *m = &modes[i];
 
+		if (!(chosen & (1u << i)))
+			continue;
 		if (knob_write(KNOB_ENABLED, m->ht) ||
 		    (knob_exists(KNOB_MAX_NR_HUGETEXT) && knob_write(KNOB_MAX_NR_HUGETEXT, m->cap)))
 			ksft_exit_fail_msg("cannot set hugetext_enabled=%s, cap %s\n", m->ht, m->cap);
@@ -318,16 +316,17 @@ int main(int argc, char **argv)
 	}
 	ac = vmstat_read("hugetext_cap_anon_collapsed") - ac;
 
-	for (i = 0; i < nr; i++) {
-		if (strcmp(run_modes[i]->arg, "cap") || knob_exists(KNOB_MAX_NR_HUGETEXT))
-			result(run_modes[i], ok[i], &r[i], ac);
+	for (i = 0; i < NR_MODES; i++) {
+		if (!(chosen & (1u << i)))
+			continue;
+		if (strcmp(modes[i].arg, "cap") || knob_exists(KNOB_MAX_NR_HUGETEXT))
+			result(&modes[i], ok[i], &r[i], ac);
 		else
 			ksft_test_result_skip("kernel without max_nr_hugetext\n");
-		if (same && (!ok[i] || !same_dirs(REFERENCE, run_modes[i]->dir, &n)))
+		if (same && (!ok[i] || !same_dirs(REFERENCE, modes[i].dir, &n)))
 			same = false;
-		files = n;
 	}
 	ksft_test_result(same, "javac's %d class files are byte-identical to the host's in every mode run\n",
-			 files);
+			 n);
 	ksft_finished();
 }
