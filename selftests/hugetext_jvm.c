@@ -7,8 +7,8 @@
  * place (no W^X remapping as with MAP_JIT on macOS/arm64), so its code
  * cache is anonymous memory with VM_EXEC from the start: hugetext bit 1
  * gives it PMD pages at fault or by collapse.  The mprotect() path of a
- * JIT that maps code read-write first is covered by hugetext_jit and
- * the kselftest's jit and sampler fixtures.
+ * JIT that maps code read-write first is covered by the kselftest's jit
+ * and sampler fixtures.
  *
  * While javac runs, its smaps is read (every 50 ms under the cap, whose
  * limit a short excess would break; every 200 ms elsewhere, where what is
