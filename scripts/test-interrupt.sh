@@ -95,11 +95,12 @@ os.execvp(sys.argv[2], sys.argv[2:])' $$ make -C "$top" "$target" >"$log" 2>&1 <
 	t0=$(date +%s%N)
 	kill -s "$sig" -- "-$sid"
 	left=
+	# (stderr: bash's "Killed" notice of the leader, with its whole command)
 	for ((i = 0; i < 100; i++)); do
 		left=$(procs "$sid")
 		[ -z "$left" ] && break
 		sleep 0.1
-	done
+	done 2>/dev/null
 	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 	rc=0
 	if [ -n "$left" ]; then
