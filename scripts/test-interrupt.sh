@@ -93,14 +93,17 @@ os.execvp(sys.argv[2], sys.argv[2:])' $$ make -C "$top" "$target" >"$log" 2>&1 <
 	echo "# SIG$sig to make $target's process group during its $point:" \
 	     "$(procs "$sid" | wc -l) processes"
 	t0=$(date +%s%N)
+	# until the wait below, stderr is discarded: bash prints a "Killed"
+	# notice of the leader, with its whole command, at any command after
+	# the leader is reaped (the test's own output is on stdout)
+	exec 3>&2 2>/dev/null
 	kill -s "$sig" -- "-$sid"
 	left=
-	# (stderr: bash's "Killed" notice of the leader, with its whole command)
 	for ((i = 0; i < 100; i++)); do
 		left=$(procs "$sid")
 		[ -z "$left" ] && break
 		sleep 0.1
-	done 2>/dev/null
+	done
 	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 	rc=0
 	if [ -n "$left" ]; then
@@ -110,7 +113,8 @@ os.execvp(sys.argv[2], sys.argv[2:])' $$ make -C "$top" "$target" >"$log" 2>&1 <
 	else
 		ok "SIG$sig: make $target and every process of it gone in $ms ms"
 	fi
-	wait "$leader" 2>/dev/null || rc=$?
+	wait "$leader" || rc=$?
+	exec 2>&3 3>&-
 	if [ "$sig" = INT ]; then
 		if [ $rc -ne 0 ] && grep -q 'interrupted' "$log" &&
 		   ! grep -E -q 'not ok|FAILED|build failed|^[0-9]+ passed, [0-9]+ failed' "$log"; then
