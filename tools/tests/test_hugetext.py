@@ -2041,6 +2041,36 @@ class TestCheck(FixtureCase):
             e['needs_pad_rodata'] or e['refused_for_segment'] for e in ends))
 
 
+class TestRunRefused(FixtureCase):
+    """hugetext run on a kernel that refuses the setting with EPERM (the
+    7.3 series: hugetext_enabled bounds a process without
+    CAP_SYS_RESOURCE): a clear error naming the knob's value and the
+    capability, exit 1, and the command is not run."""
+
+    def test_eperm(self):
+        from unittest import mock
+        import ctypes
+        import errno
+        from hugetext import cli
+
+        class Libc:
+            def prctl(self, *args):
+                return -1
+
+        self.put(ENABLED, '0\n')
+        args = argparse.Namespace(cmd=['--', 'true'], system=False,
+                                  off=False, mode=1)
+        with mock.patch.object(ctypes, 'CDLL', lambda *a, **k: Libc()), \
+                mock.patch.object(ctypes, 'get_errno', lambda: errno.EPERM), \
+                mock.patch.object(os, 'execvp') as execvp:
+            with self.assertRaises(ht_common.HugetextError) as cm:
+                cli.run_main(args, ht_fs.Fs(self.root))
+        execvp.assert_not_called()
+        self.assertEqual(cm.exception.code, ht_common.EXIT_ERROR)
+        self.assertIn('hugetext_enabled is 0', cm.exception.msg)
+        self.assertIn('CAP_SYS_RESOURCE', cm.exception.msg)
+
+
 class TestLiveHost(unittest.TestCase):
     """The real /proc and /sys of the machine running the tests."""
 

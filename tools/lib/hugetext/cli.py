@@ -55,6 +55,16 @@ def run_main(args, fs):
     ul = ctypes.c_ulong
     if libc.prctl(PR_SET_HUGETEXT, ul(value), ul(0), ul(0), ul(0)) != 0:
         err = ctypes.get_errno()
+        if err == errno.EPERM:
+            # a kernel where hugetext_enabled bounds the setting (the 7.3
+            # series): a bit the knob has off needs CAP_SYS_RESOURCE
+            knob = fs.read_int(HUGETEXT_ENABLED) if supported(fs) else None
+            raise HugetextError(
+                'run: prctl(PR_SET_HUGETEXT, mode %d): not permitted: '
+                'hugetext_enabled is %s, and turning on what it has off '
+                'needs CAP_SYS_RESOURCE (run as root, or raise the knob)'
+                % (value & 3, '(unreadable)' if knob is None else knob),
+                EXIT_ERROR)
         if err != errno.EINVAL:
             raise HugetextError('run: prctl(PR_SET_HUGETEXT): %s'
                                 % os.strerror(err), EXIT_ERROR)
