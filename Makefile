@@ -42,7 +42,8 @@ word_of = $(word $(2),$(subst :, ,$(1)))
 SRC_STAMP := $(call word_of,$(firstword $(KERNEL_LINES)),2)/src/.git/hugetext-applied
 SELFTESTS_STAMP := $(O)/selftests/.built
 # the tool's package, its knob table in it (tools/lib/hugetext/knobs.list)
-TOOL_LIB := $(wildcard tools/lib/hugetext/*.py) tools/lib/hugetext/knobs.list
+TOOL_LIB := $(wildcard tools/lib/hugetext/*.py) tools/lib/hugetext/knobs.list \
+	tools/lib/hugetext/counters.list
 SELFTESTS_IN := $(filter-out selftests/list,$(wildcard selftests/*))
 ROOTFS_IN := $(S)/mkrootfs.sh $(S)/gen-demo-input.py $(S)/base.sh $(wildcard $(S)/guest/*) \
 	selftests/list tools/hugetext $(TOOL_LIB) tools/mkzipapp \

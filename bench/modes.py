@@ -58,8 +58,12 @@ def family(mode):
 
 
 def hugetext_on(mode):
-    """Does mode boot with hugetext's text bit set (hugetext=1 or 3)?"""
-    return any(a in ('hugetext=1', 'hugetext=3') for a in mode['args'].split())
+    """Does mode boot with hugetext's text bit set (hugetext=1 or 3; on
+    the 7.3 series transparent_hugepage_exec= with file)?"""
+    return any(a in ('hugetext=1', 'hugetext=3') or
+               (a.startswith('transparent_hugepage_exec=') and
+                'file' in a.split('=', 1)[1].split(','))
+               for a in mode['args'].split())
 
 
 def baseline(modes, mode):

@@ -50,6 +50,16 @@ class ReportError(Exception):
     pass
 
 
+def hugetext_knobs(k):
+    """What a guest's knobs said of hugetext: hugetext_enabled's number,
+    the 7.3 series' two words, or absent."""
+    if 'hugetext_enabled' in k:
+        return k['hugetext_enabled']
+    if 'exec_file_enabled' in k:
+        return 'file %s, anon %s' % (k['exec_file_enabled'],
+                                     k.get('exec_anon_enabled'))
+    return 'absent'
+
 def extract(log):
     """The guest's records from LOG, its output (verified)."""
     with open(log, 'rb') as f:
@@ -212,7 +222,8 @@ def report(out, res):
                 env.get('knobs', {}).get('khugepaged/pages_to_scan')))
     L.append('')
     L.append('| mode | kernel | kernel command line | THP `enabled` | '
-             '`hugetext_enabled` |')
+             'hugetext (`hugetext_enabled`; 7.3: `exec_file_enabled`, '
+             '`exec_anon_enabled`) |')
     L.append('|---|---|---|---|---|')
     for m in modes:
         r = next((r for r in recs if r['mode'] == m), None)
@@ -221,7 +232,7 @@ def report(out, res):
         k = r['env']['knobs']
         L.append('| %s | %s | `%s` | %s | %s |' % (
             m, r['kernel_name'], res['mode_args'][m], k.get('enabled'),
-            k.get('hugetext_enabled', 'absent')))
+            hugetext_knobs(k)))
     L.append('')
     L.append('## Results')
     L.append('')

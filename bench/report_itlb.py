@@ -43,8 +43,9 @@ TOP = os.path.dirname(BENCH)
 ITLB = os.path.join(BENCH, 'itlb')
 MB2 = 2 << 20
 NOTE = 'model under QEMU TCG, not hardware'
-PAD_KNOB = 'hugetext_pad_threshold='
-CAP_KNOB = 'khugepaged/max_nr_hugetext='
+# each knob's name in the 6.12 series, then in the 7.3 series
+PAD_KNOB = ('hugetext_pad_threshold=', 'exec_pad_threshold=')
+CAP_KNOB = ('khugepaged/max_nr_hugetext=', 'khugepaged/max_exec_regions=')
 SHARE_BAR = 90.0        # % of the oracle's fetch share the sampler must hold
 # the programs, in order: bench/programs (the package beside this file);
 # the iTLB model's replay and kregions (bench/itlb)
@@ -62,12 +63,13 @@ class BenchError(Exception):
 # ---- pure logic (bench/tests/test_report_itlb.py) ----
 
 def knob(boot_args, prefix):
-    """Value of htknobs' NAME=VALUE for prefix 'NAME=' in boot args."""
+    """Value of htknobs' NAME=VALUE for prefix 'NAME=' (or a tuple of
+    them: the knob's names in each series) in boot args."""
     for word in boot_args.split():
         if word.startswith('htknobs='):
             for kv in word[len('htknobs='):].split(','):
                 if kv.startswith(prefix):
-                    return kv[len(prefix):]
+                    return kv.partition('=')[2]
     return None
 
 

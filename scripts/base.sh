@@ -10,6 +10,8 @@
 #   BASE_SUITE    its Debian suite, empty for this machine's own
 #   KPATCHES KFRAG KOUT   absolute: the series' directory, the Kconfig
 #                 fragment, the output directory (KOUT/src is the tree)
+#   BOOT_ON BOOT_OFF  the kernel command line's hugetext for file text,
+#                 and without it (hugetext=1; transparent_hugepage_exec=file)
 # (top, the checkout, is set by the script that sources this file)
 top=${top:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 # kernel_lines: the kernels' lines of scripts/kernels.list, in order (the
@@ -17,14 +19,15 @@ top=${top:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 kernel_lines() { sed -e '/^[[:space:]]*#/d' -e '/^[[:space:]]*$/d' "$top/scripts/kernels.list"; }
 kernel_names() { kernel_lines | awk '{print $1}'; }
 kernel_select() {
-	local want=$1 name pkg ver suite pdir frag out
-	while read -r name pkg ver suite pdir frag out; do
+	local want=$1 name pkg ver suite pdir frag out on off
+	while read -r name pkg ver suite pdir frag out on off; do
 		[ -n "$want" ] || want=$name
 		[ "$name" = "$want" ] || continue
 		KERNEL=$name BASE_PKG=$pkg BASE_VERSION=$ver BASE_SERIES=${pkg#linux-source-}
 		BASE_SUITE=$suite
 		[ "$suite" != - ] || BASE_SUITE=
 		KPATCHES=$top/$pdir KFRAG=$top/$frag KOUT=$top/$out
+		BOOT_ON=$on BOOT_OFF=$off
 		export HUGETEXT_KERNEL=$name
 		return 0
 	done < <(kernel_lines)
@@ -111,8 +114,8 @@ image_arch() {
 # programs selftests/Makefile builds from its tree, or nothing when that
 # tree is not there yet
 mainline_kout() {
-	local name pkg ver suite pdir frag out found= first=1
-	while read -r name pkg ver suite pdir frag out; do
+	local name pkg ver suite pdir frag out rest found= first=1
+	while read -r name pkg ver suite pdir frag out rest; do
 		[ -z "$first" ] || { first=; continue; }
 		[ ! -f "$top/$out/src/tools/testing/selftests/mm/hugetext.c" ] || found=$top/$out
 	done < <(kernel_lines)

@@ -189,7 +189,7 @@ deb: done in $(( $(date +%s) - t0 )) s: hugetext $KERNEL, $ARCH_NAME, configurat
 $(for d in "${debs[@]}"; do echo "  $d"; done)
 To use them on a Debian machine ($DEBARCH):
   1. sudo apt install ./$(basename "${debs[0]}") ./$(basename "${debs[1]}")
-  2. add hugetext=1 to the kernel command line: GRUB_CMDLINE_LINUX in
+  2. add $BOOT_ON to the kernel command line: GRUB_CMDLINE_LINUX in
      /etc/default/grub, then sudo update-grub
   3. reboot into $release (uname -r), then: hugetext status
 Modules are signed with the key made for this build,

@@ -12,11 +12,11 @@ d=$top/out/demo
 [ "$ROOTOUT" = "$top/out" ] || d=$top/out/demo-$ARCH_NAME
 mkdir -p "$d"
 log="$d/console.log" res="$d/output.txt"
-echo "demo: booting $BASE_PKG $BASE_VERSION + hugetext series for $ARCH_NAME under QEMU (TCG) with hugetext=1"
+echo "demo: booting $BASE_PKG $BASE_VERSION + hugetext series for $ARCH_NAME under QEMU (TCG) with $BOOT_ON"
 rc=0
 rig_run "$top/scripts/run-qemu.sh" --log "$log" --results "$res" --timeout 1200 \
 	--kernel "$AOUT/$IMAGE" -- \
-	hugetext=1 htrun=demo || rc=$?
+	"$BOOT_ON" htrun=demo || rc=$?
 cat "$res" 2>/dev/null
 [ $rc -eq 0 ] || echo "demo: FAILED (console log: $log, output: $res)"
 exit $rc

@@ -10,14 +10,16 @@
 #     TRIM=qemu first) installed by dpkg inside it (initramfs-tools makes
 #     the initramfs), the hugetext tool in /usr/local/sbin, a check unit.
 #  3. out/system/system.img (mke2fs -d), booted in QEMU from the installed
-#     /boot/vmlinuz-* and /boot/initrd.img-*, once with hugetext=1 and once
-#     with hugetext=0.  In the guest, hugetext-system-check.service (after
-#     mariadb.service) reports on the second serial port:
+#     /boot/vmlinuz-* and /boot/initrd.img-*, once with file text on and
+#     once off (scripts/kernels.list's on and off: hugetext=1 and 0 on
+#     6.12, transparent_hugepage_exec=file and none on 7.3).  In the
+#     guest, hugetext-system-check.service (after mariadb.service)
+#     reports on the second serial port:
 #       systemctl is-system-running (each failed unit with its result),
 #       hugetext status, mariadb.service active, sysbench oltp_read_write
 #       prepare and a fixed-event run, mariadbd's text coverage (hugetext
-#       stat: every full 2 MB region PMD-mapped with hugetext=1, none with
-#       hugetext=0), the kernel log free of BUG/WARNING/Oops;
+#       stat: every full 2 MB region PMD-mapped with file text on, none
+#       off), the kernel log free of BUG/WARNING/Oops;
 #     then powers off.  Here: every check must pass, the console must be
 #     free of badness, and the machine must have powered off by itself.
 #
@@ -104,13 +106,14 @@ echo "system: ${img#"$top"/} (${size} MB)"
 
 # --- 3. boot it -------------------------------------------------------------
 boot() {
-	local mode=$1 log=$out/console-$1.log st=$out/status-$1.log rc=0
-	echo "system: booting $release with hugetext=$mode (console: ${log#"$top"/})"
+	local mode=$1 log=$out/console-$1.log st=$out/status-$1.log rc=0 param=$BOOT_OFF
+	[ "$mode" = 0 ] || param=$BOOT_ON
+	echo "system: booting $release with $param (console: ${log#"$top"/})"
 	rm -f "$log" "$st"
 	rig_run timeout --foreground --kill-after=10 "${SYSTEM_TIMEOUT:-1800}" \
 		"$QEMU" -accel tcg,thread=multi,tb-size=64 -cpu "$QEMU_CPU" -smp 2 -m 3G \
 		-kernel "$root/boot/vmlinuz-$release" -initrd "$root/boot/initrd.img-$release" \
-		-append "root=/dev/vda rw console=ttyS0 hugetext=$mode panic=-1 htevents=${SYSTEM_EVENTS:-2000}" \
+		-append "root=/dev/vda rw console=ttyS0 $param htmode=$mode panic=-1 htevents=${SYSTEM_EVENTS:-2000}" \
 		-drive file="$img",format=raw,if=virtio,cache=unsafe \
 		-display none -monitor none -no-reboot \
 		-serial file:"$log" -serial file:"$st" </dev/null || rc=$?
@@ -118,16 +121,16 @@ boot() {
 	sed -n 's/^HTSYS //p' "$st" | tr -d '\r' | sed 's/^/  /'
 	local bad=0
 	if ! grep -q "^HTSYS done" "$st"; then
-		echo "system: hugetext=$mode: the check did not finish (qemu exit $rc)" >&2; bad=1
+		echo "system: $param: the check did not finish (qemu exit $rc)" >&2; bad=1
 	fi
 	if grep -a "^HTSYS" "$st" | grep -q " FAIL"; then bad=1; fi
 	# the kernel's own lines (the check's, echoed to the console, are not)
 	if grep -a -v HTSYS "$log" | grep -a -n -E 'BUG:|WARNING:|Oops|Call Trace:|Kernel panic|general protection fault' |
 	   head -n 5 | grep .; then
-		echo "system: hugetext=$mode: kernel badness on the console" >&2; bad=1
+		echo "system: $param: kernel badness on the console" >&2; bad=1
 	fi
 	if ! grep -a -q "reboot: Power down" "$log"; then
-		echo "system: hugetext=$mode: the machine did not power off cleanly" >&2; bad=1
+		echo "system: $param: the machine did not power off cleanly" >&2; bad=1
 	fi
 	return $bad
 }

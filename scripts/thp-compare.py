@@ -6,7 +6,8 @@ make check's out/check/guest-NAME.tap; the pairs: scripts/thpcmp.list).
 
     thp-compare.py TAP REFERENCE_TAP
 
-Each side is named by what its guest said of hugetext ("hugetext_enabled=N"
+Each side is named by what its guest said of hugetext ("hugetext_enabled=N",
+on the 7.3 series "exec_file_enabled=W exec_anon_enabled=W"
 or "CONFIG_HUGETEXT=n").
 
 Exit 0 when both list the same cases with the same results (and at least
@@ -27,7 +28,8 @@ LINE = re.compile(r'^# thpcmp: ([\w.-]+): (.*?)\.{3,} ?((?:(?!\.\.\.).)*)$')
 NORMALIZE = [
     ('mrelease_test', re.compile(r'\bwith \d+MB of memory'), 'with N MB of memory'),
 ]
-KNOB = re.compile(r'^# (hugetext_enabled=\d+|kernel without CONFIG_HUGETEXT)$')
+KNOB = re.compile(r'^# (hugetext_enabled=\d+|exec_file_enabled=\w+ '
+                  r'exec_anon_enabled=\w+|kernel without CONFIG_HUGETEXT)$')
 BAIL = re.compile(r'^# thpcmp: run \d+ of [\w.-]+ '
                   r'(bailed out|was killed|stopped before)')
 

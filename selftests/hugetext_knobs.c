@@ -9,7 +9,11 @@
  * fails with EINVAL and changes nothing.  A knob of the table the kernel
  * lacks fails.  The kernel's own selftest (tools/testing/selftests/mm/
  * hugetext.c: knob, pad_knobs, cap_knobs) checks the knobs with values of
- * its own; this one checks the project's table against the kernel.
+ * its own; this one checks the project's table against the kernel.  On
+ * the 7.3 series, whose knobs are named as THP's, each line's knob73 file
+ * is checked instead; exec_file_enabled and exec_anon_enabled as the
+ * table's hugetext_enabled, the number their "always"/"prctl" make
+ * (hugetext_util.c), and each bad value must be refused by both.
  */
 #include "kselftest.h"
 #include "hugetext_util.h"
@@ -27,6 +31,9 @@ int main(void)
 	ksft_set_plan(n * KNOB_TABLE_RESULTS);
 	knobs_save();
 	for (i = 0; (k = knob_table_file(i)); i++) {
+		if (strcmp(knob_kernel_file(k), k))
+			ksft_print_msg("%s is %s in this kernel (the 7.3 series' names)\n",
+				       k, knob_kernel_file(k));
 		if (knob_exists(k)) {
 			knob_test_table(k);
 			continue;

@@ -38,8 +38,13 @@ progs=$(sed -e '/^\s*#/d' -e '/^\s*$/d' "$dir/upstream-mm.list" 2>/dev/null |
 	while read -r p rest; do [ ! -x "$dir/up_$p$sfx" ] || echo "$p $rest"; done)
 set -- $types $(echo "$progs" | cut -d' ' -f1)
 echo "1..$#"
-if [ -e /sys/kernel/mm/transparent_hugepage/hugetext_enabled ]; then
-	echo "# hugetext_enabled=$(cat /sys/kernel/mm/transparent_hugepage/hugetext_enabled)"
+T=/sys/kernel/mm/transparent_hugepage
+if [ -e $T/hugetext_enabled ]; then
+	echo "# hugetext_enabled=$(cat $T/hugetext_enabled)"
+elif [ -e $T/exec_file_enabled ]; then
+	# the 7.3 series' knobs: each side's chosen word
+	echo "# exec_file_enabled=$(sed 's/.*\[\(.*\)\].*/\1/' $T/exec_file_enabled)" \
+	     "exec_anon_enabled=$(sed 's/.*\[\(.*\)\].*/\1/' $T/exec_anon_enabled)"
 else
 	echo "# kernel without CONFIG_HUGETEXT"
 fi

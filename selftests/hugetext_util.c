@@ -23,13 +23,14 @@
 #define HUGETEXT_KNOB_TABLE
 #include "hugetext_util.h"
 
-int knob_read(const char *name, char *buf, size_t len)
+/* @file (relative to THP_DIR) into @buf, without its last newline */
+static int file_read(const char *file, char *buf, size_t len)
 {
 	char path[256];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), THP_DIR "%s", name);
+	snprintf(path, sizeof(path), THP_DIR "%s", file);
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return -errno;
@@ -43,13 +44,13 @@ int knob_read(const char *name, char *buf, size_t len)
 	return 0;
 }
 
-int knob_write(const char *name, const char *val)
+static int file_write(const char *file, const char *val)
 {
 	char path[256];
 	ssize_t n;
 	int fd, err = 0;
 
-	snprintf(path, sizeof(path), THP_DIR "%s", name);
+	snprintf(path, sizeof(path), THP_DIR "%s", file);
 	fd = open(path, O_WRONLY);
 	if (fd < 0)
 		return -errno;
@@ -60,6 +61,137 @@ int knob_write(const char *name, const char *val)
 		err = -EIO;
 	close(fd);
 	return err;
+}
+
+static bool file_exists(const char *file)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), THP_DIR "%s", file);
+	return access(path, F_OK) == 0;
+}
+
+/*
+ * Knob @name (the table's file, the 6.12 series' name) in the running
+ * kernel: NULL where the kernel has it under that name, else its 7.3
+ * series' file(s) (knobs.list's knob73) where the kernel has those: one
+ * file, or bit files ("always"/"prctl") comma-separated, *@bits set.
+ */
+static const char *knob73(const char *name, bool *bits)
+{
+	char first[128];
+	int i;
+
+	if (file_exists(name))
+		return NULL;
+	for (i = 0; i < NR_KNOB_SPECS; i++) {
+		const char *f = knob_specs[i].file73;
+
+		if (strcmp(knob_specs[i].file, name) || !f)
+			continue;
+		snprintf(first, sizeof(first), "%.*s", (int)strcspn(f, ","), f);
+		if (!file_exists(first))
+			return NULL;
+		*bits = strchr(f, ',') != NULL;
+		return f;
+	}
+	return NULL;
+}
+
+/* bit @i's file of @files (comma-separated) into @buf; false past the last */
+static bool bit_file(const char *files, int i, char *buf, size_t len)
+{
+	for (; i > 0 && files; i--) {
+		files = strchr(files, ',');
+		files = files ? files + 1 : NULL;
+	}
+	if (!files)
+		return false;
+	snprintf(buf, len, "%.*s", (int)strcspn(files, ","), files);
+	return true;
+}
+
+/*
+ * A knob whose bits are files of their own reads as the number the bits
+ * make (a file at "[always] prctl" is its bit set), and takes a number
+ * 0..2^bits-1 (a newline after it allowed) as "always"/"prctl" to each
+ * file.  Anything else goes to every bit file as it is: refused (the
+ * first error) only when every file refuses it.
+ */
+static int bits_read(const char *files, char *buf, size_t len)
+{
+	char file[128], val[64];
+	long mode = 0;
+	int i, err;
+
+	for (i = 0; bit_file(files, i, file, sizeof(file)); i++) {
+		err = file_read(file, val, sizeof(val));
+		if (err)
+			return err;
+		if (!strcmp(val, "[always] prctl"))
+			mode |= 1L << i;
+		else if (strcmp(val, "always [prctl]"))
+			return -EINVAL;
+	}
+	snprintf(buf, len, "%ld", mode);
+	return 0;
+}
+
+static int bits_write(const char *files, const char *val)
+{
+	char file[128], *end;
+	int i, n, err, first = 0, taken = 0;
+	long mode;
+
+	for (n = 0; bit_file(files, n, file, sizeof(file)); n++)
+		;
+	errno = 0;
+	mode = strtol(val, &end, 10);
+	if (val[0] >= '0' && val[0] <= '9' && !errno && mode >= 0 &&
+	    mode < 1L << n && (!*end || !strcmp(end, "\n"))) {
+		for (i = 0; bit_file(files, i, file, sizeof(file)); i++) {
+			err = file_write(file, mode & (1L << i) ? "always" : "prctl");
+			if (err)
+				return err;
+		}
+		return 0;
+	}
+	for (i = 0; bit_file(files, i, file, sizeof(file)); i++) {
+		err = file_write(file, val);
+		if (!err)
+			taken++;
+		else if (!first)
+			first = err;
+	}
+	return taken ? 0 : first;
+}
+
+const char *knob_kernel_file(const char *name)
+{
+	bool bits;
+	const char *f73 = knob73(name, &bits);
+
+	return f73 ? f73 : name;
+}
+
+int knob_read(const char *name, char *buf, size_t len)
+{
+	bool bits = false;
+	const char *f73 = knob73(name, &bits);
+
+	if (f73 && bits)
+		return bits_read(f73, buf, len);
+	return file_read(f73 ? f73 : name, buf, len);
+}
+
+int knob_write(const char *name, const char *val)
+{
+	bool bits = false;
+	const char *f73 = knob73(name, &bits);
+
+	if (f73 && bits)
+		return bits_write(f73, val);
+	return file_write(f73 ? f73 : name, val);
 }
 
 long knob_read_long(const char *name)
@@ -101,10 +233,9 @@ void knob_label(const char *val, char *buf, size_t len)
 
 bool knob_exists(const char *name)
 {
-	char path[256];
+	bool bits;
 
-	snprintf(path, sizeof(path), THP_DIR "%s", name);
-	return access(path, F_OK) == 0;
+	return file_exists(name) || knob73(name, &bits);
 }
 
 void ksft_begin_needing(const char *name, const char *what)
@@ -593,7 +724,7 @@ int copy_file(const char *from, const char *to)
 	return 0;
 }
 
-long vmstat_read(const char *name)
+static long vmstat_read_one(const char *name)
 {
 	char line[256];
 	size_t n = strlen(name);
@@ -609,6 +740,18 @@ long vmstat_read(const char *name)
 		}
 	}
 	fclose(f);
+	return v;
+}
+
+/* counter @name, or the 7.3 series' name of it (counters.list); -1: none */
+long vmstat_read(const char *name)
+{
+	long v = vmstat_read_one(name);
+	int i;
+
+	for (i = 0; v < 0 && i < NR_COUNTER_NAMES; i++)
+		if (!strcmp(counter_names[i][0], name))
+			v = vmstat_read_one(counter_names[i][1]);
 	return v;
 }
 

@@ -65,6 +65,12 @@ long knob_read_long(const char *name);
 int knob_read_mode(const char *name, char *buf, size_t len);
 bool knob_exists(const char *name);
 /*
+ * The file(s) knob @name (the table's, the 6.12 series' name) is in the
+ * running kernel: @name, or the 7.3 series' (knobs.list's knob73), which
+ * knob_read() and knob_write() use where the kernel has that instead
+ */
+const char *knob_kernel_file(const char *name);
+/*
  * A test's first step: the TAP header, then a SKIP naming @what and the
  * knob if the kernel has no knob @name (the feature is truly absent).
  */

@@ -58,6 +58,7 @@ from hugetext import rollback as ht_rollback  # noqa: E402
 
 KNOBS = ht_knobs.KNOBS
 KNOB_FILES = {k.name: k.path.lstrip('/') for k in KNOBS}
+COUNTER_PAIRS = ht_knobs.COUNTER_PAIRS
 ENABLED, PAD, RODATA, MAXNR, SAMPLE = (KNOB_FILES[n] for n in (
     'enabled', 'pad_threshold', 'pad_rodata', 'max_nr_hugetext',
     'sample_millisecs'))
@@ -230,17 +231,18 @@ class TestKnobTable(unittest.TestCase):
 
     def test_malformed_table_one_line(self):
         for table, msg in (
-                ('hugetext_enabled enabled 0..3 0\n', 'want knob, name'),
-                ('hugetext_enabled enabled 0-3 0 - ""\n', 'MIN..MAX'),
-                ('hugetext_enabled enabled 0..3 4 - ""\n', 'must be in 0..3'),
-                ('hugetext_enabled enabled 0..3 0 1,9 ""\n', 'must be in'),
-                ('hugetext_enabled enabled 0..3 0 - "x\n', 'C strings'),
-                ('hugetext_enabled enabled 0..3 0 - "\\q"\n',
+                ('hugetext_enabled - enabled 0..3 0\n', 'want knob, knob73, name'),
+                ('hugetext_enabled /x enabled 0..3 0 - ""\n', 'knob73 is -'),
+                ('hugetext_enabled - enabled 0-3 0 - ""\n', 'MIN..MAX'),
+                ('hugetext_enabled - enabled 0..3 4 - ""\n', 'must be in 0..3'),
+                ('hugetext_enabled - enabled 0..3 0 1,9 ""\n', 'must be in'),
+                ('hugetext_enabled - enabled 0..3 0 - "x\n', 'C strings'),
+                ('hugetext_enabled - enabled 0..3 0 - "\\q"\n',
                  'unknown escape'),
-                ('hugetext_enabled enabled 0..PMD*2 0 - ""\n', 'MIN..MAX'),
-                ('hugetext_enabled enabled 0..PMD-1 PMD - ""\n',
+                ('hugetext_enabled - enabled 0..PMD*2 0 - ""\n', 'MIN..MAX'),
+                ('hugetext_enabled - enabled 0..PMD-1 PMD - ""\n',
                  'must be in'),
-                ('hugetext_enabled enabled 0..PMD 0 - PMD+"1"\n',
+                ('hugetext_enabled - enabled 0..PMD 0 - PMD+"1"\n',
                  'C strings'),
                 ('# nothing\n', 'no knobs'),
                 (None, 'cannot read the knob table')):
@@ -256,7 +258,8 @@ class TestKnobTable(unittest.TestCase):
         # a knob added to the table: set and status know it, no code
         with open(TABLE) as f:
             table = f.read()
-        table += 'khugepaged/hugetext_new_knob  new_knob  1..9  5  -  "0" "10"\n'
+        table += ('khugepaged/hugetext_new_knob  khugepaged/exec_new_knob  '
+                  'new_knob  1..9  5  -  "0" "10"\n')
         p = self.tool_with_table(table)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn('new_knob 1..9 (default 5)', ' '.join(p.stdout.split()))
@@ -294,11 +297,15 @@ class TestKnobTable(unittest.TestCase):
             self.assertIn('#define KNOB_%s "%s"' % (
                 k.name.upper(), k.path.split('transparent_hugepage/')[1]),
                 p.stdout)
-            self.assertIn('{ KNOB_%s, { %d, %d }, { %d, %d }, { %d, %d }, '
-                          '%d, ' % (k.name.upper(), k.lo.pmd, k.lo.n,
+            self.assertIn('{ KNOB_%s, "%s", { %d, %d }, { %d, %d }, '
+                          '{ %d, %d }, %d, ' % (
+                              k.name.upper(), ','.join(
+                                  p.split('transparent_hugepage/')[1]
+                                  for p in k.paths73), k.lo.pmd, k.lo.n,
                                     k.hi.pmd, k.hi.n, k.default.pmd,
                                     k.default.n, len(k.bad)), p.stdout)
-        self.assertIn('{ KNOB_PAD_THRESHOLD, { 0, 0 }, { 1, -1 }, ', p.stdout)
+        self.assertIn('{ KNOB_PAD_THRESHOLD, "exec_pad_threshold", { 0, 0 }, '
+                      '{ 1, -1 }, ', p.stdout)
         self.assertIn('{ 1, 1, "\\n" },', p.stdout)
         self.assertNotIn('2097151', p.stdout)
         p = run('knobs')
@@ -387,8 +394,9 @@ class TestStatus(FixtureCase):
         self.assertEqual(st['pmd_size'], 2097152)
         self.assertEqual(sorted(st['knobs']), sorted(KNOB_FILES))
         for k in st['knobs'].values():
-            self.assertEqual(sorted(k), ['default', 'file', 'meaning',
-                                         'present', 'range', 'value'])
+            self.assertEqual(sorted(k), ['default', 'file', 'files',
+                                         'meaning', 'present', 'range',
+                                         'value'])
         self.assertEqual(st['knobs']['sample_millisecs']['default'], 1000)
         self.assertEqual(st['knobs']['enabled']['value'], 1)
         self.assertEqual(st['thp'], {'enabled': 'madvise',
@@ -2039,6 +2047,73 @@ class TestCheck(FixtureCase):
         ends = (d['tail'], d['head'])
         self.assertEqual(d['link_advice'] is not None, any(
             e['needs_pad_rodata'] or e['refused_for_segment'] for e in ends))
+
+
+class TestMainlineNames(FixtureCase):
+    """The 7.3 series' names (knobs.list's knob73, counters.list): the
+    patched fixture renamed as that kernel has it."""
+
+    def setUp(self):
+        super().setUp()
+        thp = 'sys/kernel/mm/transparent_hugepage/'
+        os.remove(self.path(thp + 'hugetext_enabled'))     # it held 1
+        self.put(thp + 'exec_file_enabled', '[always] prctl\n')
+        self.put(thp + 'exec_anon_enabled', 'always [prctl]\n')
+        for old, new in (('hugetext_pad_threshold', 'exec_pad_threshold'),
+                         ('hugetext_pad_rodata', 'exec_pad_rodata'),
+                         ('khugepaged/max_nr_hugetext',
+                          'khugepaged/max_exec_regions'),
+                         ('khugepaged/hugetext_sample_millisecs',
+                          'khugepaged/exec_sample_millisecs')):
+            os.rename(self.path(thp + old), self.path(thp + new))
+        vm = self.read('proc/vmstat')
+        for n, n73 in COUNTER_PAIRS:
+            vm = re.sub(r'(?m)^%s ' % n, n73 + ' ', vm)
+        self.put('proc/vmstat', vm)
+        for pid in ('1234', '2345'):
+            st = 'proc/%s/status' % pid
+            self.put(st, self.read(st).replace('Hugetext_prctl:', 'THP_exec:'))
+
+    def test_status(self):
+        p = self.hugetext('status', '--json')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        st = json.loads(p.stdout)
+        self.assertTrue(st['supported'])
+        en = st['knobs']['enabled']
+        self.assertEqual(en['value'], 1)
+        self.assertEqual([f.rsplit('/', 1)[1] for f in en['files']],
+                         ['exec_file_enabled', 'exec_anon_enabled'])
+        self.assertTrue(st['knobs']['pad_threshold']['file'].endswith(
+            '/exec_pad_threshold'))
+        self.assertIsNotNone(st['knobs']['max_nr_hugetext']['value'])
+        self.assertTrue(any(c.startswith('thp_exec_') for c in st['counters']))
+        text = self.hugetext('status').stdout
+        self.assertIn('exec_file_enabled always, exec_anon_enabled prctl',
+                      text)
+
+    def test_enable_writes_words(self):
+        p = self.hugetext('enable', 'all')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        thp = 'sys/kernel/mm/transparent_hugepage/'
+        self.assertEqual(self.read(thp + 'exec_file_enabled').strip(), 'always')
+        self.assertEqual(self.read(thp + 'exec_anon_enabled').strip(), 'always')
+        self.assertIn('exec_anon_enabled: always [prctl] -> always', p.stdout)
+        p = self.hugetext('disable')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(self.read(thp + 'exec_file_enabled').strip(), 'prctl')
+        p = self.hugetext('set', 'pad_threshold', '4096')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(self.read(thp + 'exec_pad_threshold').strip(), '4096')
+
+    def test_knobs_sh(self):
+        p = self.hugetext('knobs', '--format=sh')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        files = re.search(r"HUGETEXT_KNOB_FILES='([^']*)'", p.stdout).group(1)
+        self.assertEqual(files.split(), [
+            'exec_file_enabled', 'exec_anon_enabled', 'exec_pad_threshold',
+            'exec_pad_rodata', 'khugepaged/max_exec_regions',
+            'khugepaged/exec_sample_millisecs'])
+        self.assertIn('exec_anon_enabled=always,prctl', p.stdout)
 
 
 class TestRunRefused(FixtureCase):

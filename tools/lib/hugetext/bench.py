@@ -17,7 +17,7 @@ import time
 
 from .common import (
     ENABLED_NAMES, EXIT_OK, EXIT_USAGE, HugetextError, SPLIT_HUGE_PAGES)
-from .knobs import KNOB_BY_NAME
+from .knobs import KNOB_BY_NAME, knob_label, read_knob, write_knob_value
 from .fs import (
     emit_json, human, parse_uint, pids, require_supported, vmstat_counters)
 from .smaps import exec_mappings, positive_int
@@ -246,7 +246,7 @@ def bench_set_argparser(parser):
     parser.add_argument('-n', type=int, default=5, metavar='N',
                         help='runs per mode (default 5)')
     parser.add_argument('--mode', default='1', metavar='MODE',
-                        help='hugetext_enabled value for the "on" runs '
+                        help='hugetext mode for the "on" runs '
                         '(default 1 = file)')
     parser.add_argument('--sample-ms', type=positive_int, default=100,
                         metavar='MS', help='sample the FilePmdMapped of the '
@@ -289,7 +289,8 @@ def bench_main(args, fs):
         raise HugetextError('command not found: %s' % cmd[0], EXIT_USAGE)
     require_supported(fs)
     knob = KNOB_BY_NAME['enabled']
-    original = fs.read_opt(knob.path)
+    label = knob_label(fs, knob)
+    original = read_knob(fs, knob)
     if args.no_perf:
         events, why_not = [], 'disabled with --no-perf'
     else:
@@ -297,13 +298,13 @@ def bench_main(args, fs):
 
     def setmode(v):
         try:
-            fs.write(knob.path, v)
+            write_knob_value(fs, knob, v)
         except OSError as e:
             if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
                 raise HugetextError('cannot write %s: %s (must be root)'
-                                    % (knob.path, e.strerror))
+                                    % (label, e.strerror))
             raise HugetextError('cannot write %s: %s'
-                                % (knob.path, e.strerror))
+                                % (label, e.strerror))
 
     def log(msg):
         if not args.json:
@@ -341,10 +342,10 @@ def bench_main(args, fs):
         signal.signal(signal.SIGTERM, old_term)
         if original is not None:
             try:
-                fs.write(knob.path, original)
+                write_knob_value(fs, knob, original)
             except OSError as e:
                 print('hugetext: could not restore %s to %s: %s'
-                      % (knob.path, original, e.strerror), file=sys.stderr)
+                      % (label, original, e.strerror), file=sys.stderr)
     out = bench_report(args, cmd, on, original, events, why_not, runs,
                        method)
     if args.json:
@@ -449,5 +450,5 @@ def format_bench(out, events):
     if out['counters_unavailable_reason']:
         lines.append('counters unavailable: %s'
                      % out['counters_unavailable_reason'])
-    lines.append('hugetext_enabled restored to %s' % out['restored'])
+    lines.append('hugetext mode restored to %s' % out['restored'])
     return '\n'.join(lines)

@@ -8,10 +8,10 @@ import os
 import sys
 
 from .common import (
-    EXIT_ERROR, EXIT_OK, EXIT_UNSUPPORTED, EXIT_USAGE, HUGETEXT_ENABLED,
-    HugetextError, PR_HUGETEXT_SET, PR_HUGETEXT_SYSTEM, PR_SET_HUGETEXT,
+    EXIT_ERROR, EXIT_OK, EXIT_UNSUPPORTED, EXIT_USAGE, HugetextError,
+    PR_HUGETEXT_SET, PR_HUGETEXT_SYSTEM, PR_SET_HUGETEXT,
     VERSION)
-from .knobs import knobs_main, knobs_set_argparser
+from .knobs import knobs_main, knobs_set_argparser, mode_label, read_mode
 from .fs import Fs, supported
 from .control import (
     disable_main, disable_set_argparser, enable_main, enable_set_argparser,
@@ -27,12 +27,14 @@ from .bench import bench_main, bench_set_argparser
 def run_set_argparser(parser):
     g = parser.add_mutually_exclusive_group()
     g.add_argument('--off', action='store_true',
-                   help='hugetext off for CMD, whatever hugetext_enabled says')
+                   help='hugetext off for CMD, whatever the knob says '
+                   '(hugetext_enabled; exec_file_enabled and '
+                   'exec_anon_enabled on the 7.3 series)')
     g.add_argument('--mode', type=int, choices=range(4), metavar='MODE',
                    help='hugetext bits for CMD: 1 text, 2 JIT code, 3 both '
                    '(the default), 0 off')
     g.add_argument('--system', action='store_true',
-                   help='CMD follows hugetext_enabled (undoes an inherited '
+                   help='CMD follows the knob (undoes an inherited '
                    'setting)')
     parser.add_argument('cmd', nargs=argparse.REMAINDER, metavar='-- CMD',
                         help='command to run')
@@ -58,12 +60,13 @@ def run_main(args, fs):
         if err == errno.EPERM:
             # a kernel where hugetext_enabled bounds the setting (the 7.3
             # series): a bit the knob has off needs CAP_SYS_RESOURCE
-            knob = fs.read_int(HUGETEXT_ENABLED) if supported(fs) else None
+            knob = read_mode(fs) if supported(fs) else None
             raise HugetextError(
                 'run: prctl(PR_SET_HUGETEXT, mode %d): not permitted: '
-                'hugetext_enabled is %s, and turning on what it has off '
+                '%s is %s, and turning on what it has off '
                 'needs CAP_SYS_RESOURCE (run as root, or raise the knob)'
-                % (value & 3, '(unreadable)' if knob is None else knob),
+                % (value & 3, mode_label(fs),
+                   '(unreadable)' if knob is None else knob),
                 EXIT_ERROR)
         if err != errno.EINVAL:
             raise HugetextError('run: prctl(PR_SET_HUGETEXT): %s'
@@ -76,9 +79,9 @@ def run_main(args, fs):
         # tool, which is what --system asks for, and what --off gets on a
         # kernel without hugetext.
         if supported(fs):
-            knob = fs.read_int(HUGETEXT_ENABLED)
-            how = 'following hugetext_enabled %s' % (
-                '(unreadable)' if knob is None else knob)
+            knob = read_mode(fs)
+            how = 'following %s %s' % (
+                mode_label(fs), '(unreadable)' if knob is None else knob)
         else:
             how = 'without hugetext'
         print('hugetext: run: this kernel has no per-process hugetext (prctl '

@@ -12,6 +12,8 @@ EXIT_UNSUPPORTED = 3
 THP_DIR = '/sys/kernel/mm/transparent_hugepage'
 KHP_DIR = THP_DIR + '/khugepaged'
 HUGETEXT_ENABLED = THP_DIR + '/hugetext_enabled'
+# the 7.3 series' knobs of the same mode, one a bit (knobs.list)
+EXEC_FILE_ENABLED = THP_DIR + '/exec_file_enabled'
 PMD_SIZE_FILE = THP_DIR + '/hpage_pmd_size'
 DROP_CACHES = '/proc/sys/vm/drop_caches'
 DEBUGFS = '/sys/kernel/debug'

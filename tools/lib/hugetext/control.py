@@ -7,7 +7,8 @@ import errno
 from .common import (
     ENABLED_NAMES, EXIT_OK, EXIT_UNSUPPORTED, EXIT_USAGE, HugetextError,
     KHP_DIR, PMD_SIZE_FILE, THP_DIR, VERSION)
-from .knobs import KHUGEPAGED_KNOBS, KNOBS, KNOB_BY_NAME
+from .knobs import (
+    KHUGEPAGED_KNOBS, KNOBS, KNOB_BY_NAME, knob_label, read_knob)
 from .fs import (
     bracketed, khugepaged_running, parse_uint, pmd_name, pmd_size, print_json,
     require_supported, supported, vmstat_counters)
@@ -23,11 +24,15 @@ def collect_status(fs):
     knobs = {}
     pmd = fs.read_int(PMD_SIZE_FILE)
     for k in KNOBS:
-        v = fs.read_int(k.path)
+        v = read_knob(fs, k)
+        paths = k.paths(fs)
         knobs[k.name] = {
-            'file': k.path,
+            'file': paths[0],
+            # the 7.3 series' bit files (exec_file_enabled, ...) where
+            # the kernel has them, else [file]
+            'files': paths,
             'value': v,
-            'present': fs.exists(k.path),
+            'present': fs.exists(paths[0]),
             'meaning': (k.describe(v) if v is not None else
                         'not provided by this kernel, ' + k.absent
                         if k.absent else 'not provided'),
@@ -67,6 +72,12 @@ def format_status(st):
                 ', ' + KNOB_BY_NAME[name].absent
                 if name in KNOB_BY_NAME and KNOB_BY_NAME[name].absent
                 else '')
+        if len(k['files']) > 1 and k['value'] is not None:
+            # the 7.3 series' bit files, each "always" or "prctl"
+            meaning += ' (%s)' % ', '.join(
+                '%s %s' % (f.rsplit('/', 1)[1],
+                           'always' if k['value'] >> i & 1 else 'prctl')
+                for i, f in enumerate(k['files']))
         lines.append('  %-20s %-8s %s' % (name, val, meaning))
     lines.append('')
     lines.append('transparent huge pages:')
@@ -85,7 +96,8 @@ def format_status(st):
         lines.append('  (none)')
     width = max([len(n) for n in st['counters']] + [18])
     for name in sorted(st['counters'],
-                       key=lambda n: (not n.startswith('hugetext_'), n)):
+                       key=lambda n: (not n.startswith(('hugetext_',
+                                                        'thp_exec_')), n)):
         lines.append('  %-*s %d' % (width, name, st['counters'][name]))
     return '\n'.join(lines)
 
@@ -125,28 +137,40 @@ def write_knob(fs, knob, value):
                             % (knob.name, shown, knob.range_text(pmd)),
                             EXIT_USAGE)
     require_supported(fs)
-    if not fs.exists(knob.path):
+    paths = knob.paths(fs)
+    if not fs.exists(paths[0]):
         raise HugetextError('this kernel does not provide %s (no %s)'
                             % (knob.name, knob.path), EXIT_UNSUPPORTED)
-    old = fs.read_opt(knob.path)
+    # a knob of bit files (the 7.3 series): each bit as "always"/"prctl"
+    writes = ([(p, 'always' if v >> i & 1 else 'prctl')
+               for i, p in enumerate(paths)] if len(paths) > 1
+              else [(paths[0], v)])
+    for path, val in writes:
+        write_one(fs, path, val)
+    return EXIT_OK
+
+
+def write_one(fs, path, val):
+    """Write val to the knob file path, read it back, print 'file: old ->
+    new'."""
+    old = fs.read_opt(path)
     try:
-        fs.write(knob.path, v)
+        fs.write(path, val)
     except OSError as e:
         if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
             raise HugetextError('cannot write %s: %s (must be root)'
-                                % (knob.path, e.strerror))
+                                % (path, e.strerror))
         if e.errno == errno.EOPNOTSUPP:
             pmd = fs.read_int(PMD_SIZE_FILE)
             raise HugetextError(
-                'kernel rejected %d for %s: %s (it keeps hugetext off where '
+                'kernel rejected %s for %s: %s (it keeps hugetext off where '
                 'a PMD is too large; PMD size here: %s)'
-                % (v, knob.path, e.strerror,
+                % (val, path, e.strerror,
                    pmd_name(pmd) if pmd else 'unknown'), EXIT_UNSUPPORTED)
-        raise HugetextError('kernel rejected %d for %s: %s'
-                            % (v, knob.path, e.strerror))
-    new = fs.read_opt(knob.path)
-    print('%s: %s -> %s' % (knob.filename, old, new))
-    return EXIT_OK
+        raise HugetextError('kernel rejected %s for %s: %s'
+                            % (val, path, e.strerror))
+    new = fs.read_opt(path)
+    print('%s: %s -> %s' % (path.rsplit('/', 1)[1], old, new))
 
 
 def enable_set_argparser(parser):

@@ -380,7 +380,7 @@ def pad_end(kind, r0, r1, pmd, kern):
         why.append('this kernel has no hugetext')
     else:
         if not (kern['enabled'] or 0) & 1:
-            why.append('hugetext_enabled %s: file text off' % kern['enabled'])
+            why.append('%s %s: file text off' % (kern['knob'], kern['enabled']))
         if thr is None:
             why.append('this kernel has no hugetext_pad_threshold (it '
                        'predates padding)')
@@ -492,8 +492,8 @@ def format_kernel(kern):
         return ('kernel: no hugetext support (no %s); results below are for '
                 'a kernel with hugetext and file text enabled'
                 % HUGETEXT_ENABLED)
-    line = 'kernel: hugetext_enabled %s (%s), pad_threshold %s' % (
-        kern['enabled'], _describe_enabled(kern['enabled']),
+    line = 'kernel: %s %s (%s), pad_threshold %s' % (
+        kern['knob'], kern['enabled'], _describe_enabled(kern['enabled']),
         '-' if kern['pad_threshold'] is None else kern['pad_threshold'])
     if kern['pad_rodata'] is not None:
         return line + ', pad_rodata %s' % kern['pad_rodata']
@@ -564,7 +564,7 @@ def format_check(res, pmd, kern):
             lines.append('  on this kernel: hugetext maps none of it (%s); '
                          'with file text on: %s%s' % (
                              'no hugetext' if not kern['supported'] else
-                             'hugetext_enabled %s' % kern['enabled'],
+                             '%s %s' % (kern['knob'], kern['enabled']),
                              human(res['huge_possible']),
                              ', %s with padding' % human(
                                  res['huge_with_padding'])

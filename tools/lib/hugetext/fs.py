@@ -8,7 +8,7 @@ import os
 import re
 
 from .common import (
-    EXIT_UNSUPPORTED, HUGETEXT_ENABLED, HugetextError, PMD_SIZE_FILE, VERSION)
+    EXEC_FILE_ENABLED, EXIT_UNSUPPORTED, HUGETEXT_ENABLED, HugetextError, PMD_SIZE_FILE, VERSION)
 
 
 # I/O layer: every access to /proc and /sys goes through here.
@@ -74,7 +74,9 @@ def pmd_size(fs):
 
 
 def supported(fs):
-    return fs.exists(HUGETEXT_ENABLED)
+    """A kernel with either series: hugetext_enabled (6.12), or the 7.3
+    series' exec_file_enabled."""
+    return fs.exists(HUGETEXT_ENABLED) or fs.exists(EXEC_FILE_ENABLED)
 
 
 def require_supported(fs):
@@ -159,7 +161,8 @@ def vmstat_counters(fs):
         if len(parts) != 2:
             continue
         name, val = parts
-        if name.startswith(('hugetext_', 'thp_file_', 'thp_collapse_')):
+        if name.startswith(('hugetext_', 'thp_exec_', 'thp_file_',
+                            'thp_collapse_')):
             try:
                 out[name] = int(val)
             except ValueError:

@@ -17,6 +17,8 @@ from .fs import pmd_size
 # inputs, the file knobs.list of this package (the one place; installed
 # inside the tool's zipapp by tools/mkzipapp)
 KNOB_TABLE_FILE = 'knobs.list'
+# the counters the two series name differently (6.12 name, 7.3 name)
+COUNTER_TABLE_FILE = 'counters.list'
 
 # what each knob's values mean, and what a kernel without it does
 KNOB_DOC = {
@@ -80,9 +82,12 @@ class Knob:
     numbers are KnobValues: range(pmd), storm_values(pmd) and
     bad_values(pmd) give them on a machine of that PMD size."""
 
-    def __init__(self, name, path, lo, hi, default, storm=(), bad=()):
+    def __init__(self, name, path, lo, hi, default, storm=(), bad=(),
+                 paths73=()):
         self.name = name
         self.path = path
+        # the 7.3 series' file(s): one, or one per bit ("always"/"prctl")
+        self.paths73 = list(paths73)
         self.lo = lo
         self.hi = hi
         self.default = default
@@ -95,6 +100,20 @@ class Knob:
     @property
     def filename(self):
         return os.path.basename(self.path)
+
+    @property
+    def bits73(self):
+        """Whether the 7.3 series has the knob as one file per bit."""
+        return len(self.paths73) > 1
+
+    def paths(self, fs):
+        """The knob's files in the running kernel: [path] in the 6.12
+        series, the 7.3 series' file or bit files where the kernel has
+        those instead; [path] where it has neither."""
+        if not fs.exists(self.path) and self.paths73 and \
+                fs.exists(self.paths73[0]):
+            return self.paths73
+        return [self.path]
 
     @property
     def needs_pmd(self):
@@ -190,11 +209,15 @@ def parse_knob_table(text, source=KNOB_TABLE_FILE):
         where = '%s:%d' % (source, n)
         if not line.strip() or line.lstrip().startswith('#'):
             continue
-        f = line.split(None, 5)
-        if len(f) < 5:
-            raise ValueError('%s: want knob, name, range, default, storm, '
-                             'bad values' % where)
-        path, name, rng, default, storm = f[:5]
+        f = line.split(None, 6)
+        if len(f) < 6:
+            raise ValueError('%s: want knob, knob73, name, range, default, '
+                             'storm, bad values' % where)
+        path, path73, name, rng, default, storm = f[:6]
+        paths73 = [] if path73 == '-' else path73.split(',')
+        if any(not p or p.startswith('/') for p in paths73):
+            raise ValueError('%s: knob73 is - or relative files, '
+                             'comma-separated' % where)
         m = re.fullmatch(r'([^.]+)\.\.(.+)', rng)
         lo, hi = (KnobValue.parse(m.group(1)), KnobValue.parse(m.group(2))
                   ) if m else (None, None)
@@ -210,7 +233,7 @@ def parse_knob_table(text, source=KNOB_TABLE_FILE):
                 for v in [default] + storm):
             raise ValueError('%s: default and storm values must be in %s'
                              % (where, rng))
-        bad, rest = [], f[5] if len(f) > 5 else ''
+        bad, rest = [], f[6] if len(f) > 6 else ''
         while rest:
             m = KNOB_BAD_VALUE.match(rest)
             if not m:
@@ -227,7 +250,7 @@ def parse_knob_table(text, source=KNOB_TABLE_FILE):
             raise ValueError('%s: knob %s: a relative path and a new name'
                              % (where, name))
         knobs.append(Knob(name, THP_DIR + '/' + path, lo, hi, default, storm,
-                          bad))
+                          bad, [THP_DIR + '/' + p for p in paths73]))
     if not knobs:
         raise ValueError('%s: no knobs' % source)
     return knobs
@@ -256,6 +279,89 @@ def load_knobs():
 KNOBS = load_knobs()
 KNOB_BY_NAME = {k.name: k for k in KNOBS}
 
+
+def read_knob(fs, knob):
+    """The knob's value in the running kernel, None where unreadable or
+    absent: a bit-file knob (the 7.3 series' exec_file_enabled and
+    exec_anon_enabled) reads as the number its bits make."""
+    paths = knob.paths(fs)
+    if len(paths) == 1:
+        return fs.read_int(paths[0])
+    v = 0
+    for i, p in enumerate(paths):
+        word = fs.read_opt(p)
+        if word is None or word.strip() not in ('[always] prctl',
+                                                'always [prctl]'):
+            return None
+        v |= (1 << i) if word.strip().startswith('[always]') else 0
+    return v
+
+
+def write_knob_value(fs, knob, v):
+    """Write number @v to the knob in the running kernel (a bit-file knob:
+    each bit as "always"/"prctl"); OSError as the kernel refuses it."""
+    paths = knob.paths(fs)
+    if len(paths) == 1:
+        fs.write(paths[0], v)
+        return
+    for i, p in enumerate(paths):
+        fs.write(p, 'always' if int(v) >> i & 1 else 'prctl')
+
+
+def knob_label(fs, knob):
+    """The knob's file name(s) in the running kernel, for messages:
+    hugetext_enabled, exec_file_enabled/exec_anon_enabled."""
+    return '/'.join(os.path.basename(p) for p in knob.paths(fs))
+
+
+def read_mode(fs):
+    """The system's hugetext mode, 0..3 (bit 0 file text, bit 1 JIT
+    code); None where unreadable."""
+    return read_knob(fs, KNOB_BY_NAME['enabled'])
+
+
+def mode_label(fs):
+    return knob_label(fs, KNOB_BY_NAME['enabled'])
+
+
+def parse_counter_table(text, source=COUNTER_TABLE_FILE):
+    """counters.list as [(name, name73)], in order; ValueError, with
+    FILE:LINE, on a malformed line."""
+    pairs = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith('#'):
+            continue
+        f = line.split()
+        if len(f) != 2 or not all(re.fullmatch(r'[a-z0-9_]+', x) for x in f):
+            raise ValueError('%s:%d: want a counter\'s name and its 7.3 '
+                             'name' % (source, n))
+        pairs.append((f[0], f[1]))
+    return pairs
+
+
+def load_counters():
+    source = '%s (package %s)' % (COUNTER_TABLE_FILE, __package__)
+    try:
+        text = importlib.resources.files(__package__).joinpath(
+            COUNTER_TABLE_FILE).read_text()
+        return parse_counter_table(text, source)
+    except OSError as e:
+        sys.exit('hugetext: cannot read the counter table %s: %s'
+                 % (source, e.strerror))
+    except ValueError as e:
+        sys.exit('hugetext: %s' % e)
+
+
+COUNTER_PAIRS = load_counters()
+# 7.3 name -> the name the tool uses (6.12's)
+COUNTERS73 = {n73: n for n, n73 in COUNTER_PAIRS}
+
+
+def counter_name(name):
+    """The tool's name of a /proc/vmstat counter: the 6.12 series' name for
+    a 7.3 series' thp_exec_* counter, else the name itself."""
+    return COUNTERS73.get(name, name)
+
 KHUGEPAGED_KNOBS = ['pages_to_scan', 'scan_sleep_millisecs', 'full_scans',
                     'pages_collapsed', 'max_ptes_none']
 
@@ -276,9 +382,9 @@ def knobs_set_argparser(parser):
                         const='json', help='the same as --format=json')
 
 
-def knob_file(k):
-    """The knob's file relative to THP_DIR."""
-    return k.path[len(THP_DIR) + 1:]
+def knob_file(k, path=None):
+    """The knob's file (or @path) relative to THP_DIR."""
+    return (path or k.path)[len(THP_DIR) + 1:]
 
 
 def c_string(s):
@@ -299,11 +405,15 @@ def c_name(k):
     return 'KNOB_' + k.name.upper()
 
 
+def c_opt_string(s):
+    return c_string(s) if s is not None else 'NULL'
+
+
 def c_num(v):
     return '{ %d, %d }' % (v.pmd, v.n)
 
 
-def format_knobs_c(knobs):
+def format_knobs_c(knobs, counters):
     """hugetext_knobs.h: every knob's file as a macro (KNOB_ENABLED ...),
     and, where HUGETEXT_KNOB_TABLE is defined (hugetext_util.c), the table:
     numbers as { pmd, n } (PMD-relative ones are worked out at run time,
@@ -322,6 +432,9 @@ def format_knobs_c(knobs):
             '\tconst char *s;', '};', '',
             'struct knob_spec {',
             '\tconst char *file;\t/* relative to THP_DIR */',
+            '\t/* the 7.3 series\' file, or its bit files ("always"/"prctl")',
+            '\t * comma-separated; NULL: none */',
+            '\tconst char *file73;',
             '\tstruct knob_num min, max, def;',
             '\tint nbad;',
             '\tconst struct knob_bad *bad;',
@@ -335,20 +448,29 @@ def format_knobs_c(knobs):
         out += ['};', '']
     out.append('static const struct knob_spec knob_specs[] = {')
     for i, k in enumerate(knobs):
-        out.append('\t{ %s, %s, %s, %s, %d, knob_bad_%d },'
-                   % (c_name(k), c_num(k.lo), c_num(k.hi), c_num(k.default),
-                      len(k.bad), i))
-    out += ['};', '#endif', '', '#endif']
+        f73 = ','.join(knob_file(k, p) for p in k.paths73) or None
+        out.append('\t{ %s, %s, %s, %s, %s, %d, knob_bad_%d },'
+                   % (c_name(k), c_opt_string(f73), c_num(k.lo), c_num(k.hi),
+                      c_num(k.default), len(k.bad), i))
+    out += ['};', '',
+            '/* the counters the 7.3 series names otherwise (counters.list) */',
+            'static const char *const counter_names[][2] = {']
+    out += ['\t{ "%s", "%s" },' % p for p in counters]
+    out += ['};', '#define NR_COUNTER_NAMES %d' % len(counters),
+            '#endif', '', '#endif']
     return '\n'.join(out) + '\n'
 
 
-def format_knobs_sh(knobs, pmd):
-    """Shell assignments: HUGETEXT_KNOB_FILES (every knob's file, relative
-    to THP_DIR) and HUGETEXT_KNOB_STORM (FILE=V1,V2,... for each knob with
-    storm values, on this machine's PMD size)."""
-    files = ' '.join(knob_file(k) for k in knobs)
-    storm = ' '.join('%s=%s' % (knob_file(k), ','.join(k.storm_values(pmd)))
-                     for k in knobs if k.storm)
+def format_knobs_sh(knobs, pmd, fs):
+    """Shell assignments: HUGETEXT_KNOB_FILES (every knob's file in the
+    running kernel, relative to THP_DIR) and HUGETEXT_KNOB_STORM
+    (FILE=V1,V2,... for each knob with storm values, on this machine's PMD
+    size; a bit file's: always,prctl)."""
+    paths = [(k, k.paths(fs)) for k in knobs]
+    files = ' '.join(knob_file(k, p) for k, ps in paths for p in ps)
+    storm = ' '.join('%s=%s' % (knob_file(k, p), 'always,prctl' if len(ps) > 1
+                                else ','.join(k.storm_values(pmd)))
+                     for k, ps in paths if k.storm for p in ps)
     return "HUGETEXT_KNOB_FILES='%s'\nHUGETEXT_KNOB_STORM='%s'\n" % (files,
                                                                       storm)
 
@@ -357,17 +479,18 @@ def knobs_main(args, fs):
     if args.format == 'c':
         # numbers stay PMD-relative: the header is built on one machine
         # and run on another
-        sys.stdout.write(format_knobs_c(KNOBS))
+        sys.stdout.write(format_knobs_c(KNOBS, COUNTER_PAIRS))
         return 0
     if args.format in ('sh', 'json') and any(k.needs_pmd for k in KNOBS):
         pmd = pmd_size(fs)      # an error where it is unknown
     else:
         pmd = fs.read_int(PMD_SIZE_FILE)
     if args.format == 'sh':
-        sys.stdout.write(format_knobs_sh(KNOBS, pmd))
+        sys.stdout.write(format_knobs_sh(KNOBS, pmd, fs))
     elif args.format == 'json':
         print(json.dumps([{'name': k.name, 'file': knob_file(k),
-                           'path': k.path, 'range': '%s..%s' % (k.lo, k.hi),
+                           'path': k.path,
+                           'files73': [knob_file(k, p) for p in k.paths73], 'range': '%s..%s' % (k.lo, k.hi),
                            'min': k.lo.at(pmd), 'max': k.hi.at(pmd),
                            'default': k.default.at(pmd),
                            'storm': k.storm_values(pmd),

@@ -87,8 +87,12 @@ def rollback_plan(fs):
     path None for sync()."""
     plan = []
     for k in (KNOB_BY_NAME[n] for n in ROLLBACK_KNOBS):
-        plan.append(('write 0 to ' + k.filename, k.path, '0',
-                     'now %s' % fs.read_opt(k.path)))
+        paths = k.paths(fs)
+        # the 7.3 series' bit files (exec_file_enabled ...): "prctl"
+        val = 'prctl' if len(paths) > 1 else '0'
+        for p in paths:
+            plan.append(('write %s to %s' % (val, os.path.basename(p)), p,
+                         val, 'now %s' % fs.read_opt(p)))
     if fs.exists(SPLIT_HUGE_PAGES):
         targets, skipped = split_targets(fs, pmd_size(fs))
         for pid, comm, lo, hi, m in targets:

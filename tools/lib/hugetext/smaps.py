@@ -9,9 +9,9 @@ import sys
 import time
 
 from .common import (
-    ENABLED_MEANING, EXIT_OK, EXIT_USAGE, HUGETEXT_ENABLED, HugetextError,
+    ENABLED_MEANING, EXIT_OK, EXIT_USAGE, HugetextError,
     PR_HUGETEXT_SET)
-from .knobs import KNOB_BY_NAME
+from .knobs import KNOB_BY_NAME, knob_label, mode_label, read_knob, read_mode
 from .fs import (
     emit_json, human, parse_uint, pids, pmd_name, pmd_size, supported)
 
@@ -122,16 +122,26 @@ def kernel_context(fs):
     ok = supported(fs)
     return {
         'supported': ok,
-        'enabled': fs.read_int(HUGETEXT_ENABLED) if ok else None,
-        'max_nr_hugetext': (fs.read_int(KNOB_BY_NAME['max_nr_hugetext'].path)
+        'enabled': read_mode(fs) if ok else None,
+        # the mode's knob(s) in this kernel, for messages: hugetext_enabled,
+        # or the 7.3 series' exec_file_enabled/exec_anon_enabled
+        'knob': mode_label(fs) if ok else 'hugetext_enabled',
+        'cap_knob': (knob_label(fs, KNOB_BY_NAME['max_nr_hugetext'])
+                     if ok else 'max_nr_hugetext'),
+        'max_nr_hugetext': (read_knob(fs, KNOB_BY_NAME['max_nr_hugetext'])
                             if ok else None),
-        'pad_threshold': (fs.read_int(KNOB_BY_NAME['pad_threshold'].path)
+        'pad_threshold': (read_knob(fs, KNOB_BY_NAME['pad_threshold'])
                           if ok else None),
         # None: a kernel before hugetext_pad_rodata (tail padding only,
         # which may cover read-only segments)
-        'pad_rodata': (fs.read_int(KNOB_BY_NAME['pad_rodata'].path)
+        'pad_rodata': (read_knob(fs, KNOB_BY_NAME['pad_rodata'])
                        if ok else None),
     }
+
+
+# what /proc/PID/status calls the prctl's value, and the prctl: the 6.12
+# series' names, the 7.3 series'
+PRCTL_NAMES = {'Hugetext_prctl': 'PR_SET_HUGETEXT', 'THP_exec': 'PR_SET_THP_EXEC'}
 
 
 def read_proc_status(fs, base):
@@ -141,7 +151,8 @@ def read_proc_status(fs, base):
     PR_SET_THP_DISABLE, else 1 (line THP_enabled, Linux 5.0 and later)}.
     None for a line that is missing or malformed, or for both when the
     file cannot be read."""
-    out = {'hugetext_prctl': None, 'thp_enabled': None}
+    out = {'hugetext_prctl': None, 'thp_enabled': None,
+           'prctl_line': 'Hugetext_prctl'}
     try:
         text = fs.read(base + '/status')
     except OSError:
@@ -151,8 +162,9 @@ def read_proc_status(fs, base):
         if not sep:
             continue
         v = parse_uint(val.strip())
-        if key == 'Hugetext_prctl' and v is not None and v < 1 << 32:
+        if key in PRCTL_NAMES and v is not None and v < 1 << 32:
             out['hugetext_prctl'] = v
+            out['prctl_line'] = key
         elif key == 'THP_enabled' and v in (0, 1):
             out['thp_enabled'] = v
     return out
@@ -175,13 +187,14 @@ def hugetext_mode(kern, prctl):
     return kern['enabled']
 
 
-def describe_prctl(prctl):
-    """Hugetext_prctl in words."""
+def describe_prctl(prctl, line='Hugetext_prctl', knob='hugetext_enabled'):
+    """The prctl's value (status line @line) in words; @knob: the mode's
+    knob(s)."""
     if hugetext_own(prctl):
-        return ('own hugetext setting: %s (Hugetext_prctl %d, prctl '
-                'PR_SET_HUGETEXT; hugetext_enabled does not apply)'
-                % (ENABLED_MEANING[prctl & 3], prctl))
-    return 'hugetext follows hugetext_enabled (Hugetext_prctl %d)' % prctl
+        return ('own hugetext setting: %s (%s %d, prctl %s; %s does not '
+                'apply)' % (ENABLED_MEANING[prctl & 3], line, prctl,
+                            PRCTL_NAMES[line], knob))
+    return 'hugetext follows %s (%s %d)' % (knob, line, prctl)
 
 
 def mapping_reasons(m, pmd, kern, pmd_regions, proc=None):
@@ -228,29 +241,32 @@ def mapping_reasons(m, pmd, kern, pmd_regions, proc=None):
         if 'file_regions' in proc:
             split = ' (%d file text, %d JIT code)' % (proc['file_regions'],
                                                      proc['jit_regions'])
-        why('capped', 'max_nr_hugetext %d and the process has %d %s '
-            'regions of code PMD-mapped%s' % (cap, pmd_regions, pname,
-                                              split))
+        why('capped', '%s %d and the process has %d %s '
+            'regions of code PMD-mapped%s' % (
+                kern.get('cap_knob', 'max_nr_hugetext'), cap, pmd_regions,
+                pname, split))
     if m['missing'] and not any(r['code'] in ('opted-out', 'capped')
                                 for r in out):
         kind = 'anonymous exec memory' if bit == 2 else 'file text'
-        knob = ('hugetext_enabled (unreadable)' if kern['enabled'] is None
-                else 'hugetext_enabled %d' % kern['enabled'])
+        knob = ('%s (unreadable)' % kern['knob'] if kern['enabled'] is None
+                else '%s %d' % (kern['knob'], kern['enabled']))
+        line = proc.get('prctl_line', 'Hugetext_prctl') if proc else \
+            'Hugetext_prctl'
         if not kern['supported']:
             why('no-hugetext', '%s of full regions not huge; this kernel '
                 'has no hugetext' % human(m['missing']))
         elif hugetext_own(prctl) and not mode & bit:
             why('process-off', '%s of full regions not huge; the process\'s '
-                'own setting, Hugetext_prctl %d (prctl PR_SET_HUGETEXT, '
-                'overriding %s), does not cover %s' % (
-                    human(m['missing']), prctl, knob, kind))
+                'own setting, %s %d (prctl %s, overriding %s), does not '
+                'cover %s' % (human(m['missing']), line, prctl,
+                              PRCTL_NAMES[line], knob, kind))
         elif not (mode or 0) & bit:
             why('hugetext-off', '%s of full regions not huge; '
                 '%s does not cover %s%s' % (
                     human(m['missing']), knob, kind,
                     '' if prctl is None else
-                    ', and the process follows it (Hugetext_prctl %d)'
-                    % prctl))
+                    ', and the process follows it (%s %d)'
+                    % (line, prctl)))
         else:
             why('not-collapsed', '%s of full regions not huge (not '
                 'collapsed yet, or the collapse failed)'
@@ -295,6 +311,8 @@ def stat_process(fs, pid, pmd, kern):
     t['pmd_regions'] = pmd_regions
     return {'pid': pid, 'comm': comm, 'cmdline': cmdline,
             'hugetext_prctl': proc['hugetext_prctl'],
+            # what the status file calls it, and the mode's knob(s)
+            'prctl_line': proc['prctl_line'], 'knob': kern['knob'],
             'thp_enabled': proc['thp_enabled'],
             'hugetext_mode': hugetext_mode(kern, proc['hugetext_prctl']),
             'mappings': mappings, 'totals': t}
@@ -365,7 +383,9 @@ def format_process(p):
     lines.append('PID %d (%s) %s' % (p['pid'], p['comm'], cmd))
     setting = []
     if p.get('hugetext_prctl') is not None:
-        setting.append(describe_prctl(p['hugetext_prctl']))
+        setting.append(describe_prctl(p['hugetext_prctl'],
+                                      p.get('prctl_line', 'Hugetext_prctl'),
+                                      p.get('knob', 'hugetext_enabled')))
     if p.get('thp_enabled') == 0:
         setting.append('THP disabled: PR_SET_THP_DISABLE (THP_enabled 0)')
     if setting:
