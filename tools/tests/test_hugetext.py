@@ -231,10 +231,12 @@ class TestKnobTable(unittest.TestCase):
 
     def test_malformed_table_one_line(self):
         for table, msg in (
-                ('hugetext_enabled - enabled 0..3 0\n', 'want knob, knob73, name'),
+                ('hugetext_enabled - enabled 0..3 0\n',
+                 'want knob, knob73, name'),
                 ('hugetext_enabled /x enabled 0..3 0 - ""\n', 'knob73 is -'),
                 ('hugetext_enabled - enabled 0-3 0 - ""\n', 'MIN..MAX'),
-                ('hugetext_enabled - enabled 0..3 4 - ""\n', 'must be in 0..3'),
+                ('hugetext_enabled - enabled 0..3 4 - ""\n',
+                 'must be in 0..3'),
                 ('hugetext_enabled - enabled 0..3 0 1,9 ""\n', 'must be in'),
                 ('hugetext_enabled - enabled 0..3 0 - "x\n', 'C strings'),
                 ('hugetext_enabled - enabled 0..3 0 - "\\q"\n',
@@ -2095,8 +2097,10 @@ class TestMainlineNames(FixtureCase):
         p = self.hugetext('enable', 'all')
         self.assertEqual(p.returncode, 0, p.stderr)
         thp = 'sys/kernel/mm/transparent_hugepage/'
-        self.assertEqual(self.read(thp + 'exec_file_enabled').strip(), 'always')
-        self.assertEqual(self.read(thp + 'exec_anon_enabled').strip(), 'always')
+        self.assertEqual(self.read(thp + 'exec_file_enabled').strip(),
+                         'always')
+        self.assertEqual(self.read(thp + 'exec_anon_enabled').strip(),
+                         'always')
         self.assertIn('exec_anon_enabled: always [prctl] -> always', p.stdout)
         p = self.hugetext('disable')
         self.assertEqual(p.returncode, 0, p.stderr)

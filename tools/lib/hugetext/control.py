@@ -8,7 +8,7 @@ from .common import (
     ENABLED_NAMES, EXIT_OK, EXIT_UNSUPPORTED, EXIT_USAGE, HugetextError,
     KHP_DIR, PMD_SIZE_FILE, THP_DIR, VERSION)
 from .knobs import (
-    KHUGEPAGED_KNOBS, KNOBS, KNOB_BY_NAME, knob_label, read_knob)
+    KHUGEPAGED_KNOBS, KNOBS, KNOB_BY_NAME, knob_writes, read_knob)
 from .fs import (
     bracketed, khugepaged_running, parse_uint, pmd_name, pmd_size, print_json,
     require_supported, supported, vmstat_counters)
@@ -137,14 +137,10 @@ def write_knob(fs, knob, value):
                             % (knob.name, shown, knob.range_text(pmd)),
                             EXIT_USAGE)
     require_supported(fs)
-    paths = knob.paths(fs)
-    if not fs.exists(paths[0]):
+    writes = knob_writes(fs, knob, v)
+    if not fs.exists(writes[0][0]):
         raise HugetextError('this kernel does not provide %s (no %s)'
                             % (knob.name, knob.path), EXIT_UNSUPPORTED)
-    # a knob of bit files (the 7.3 series): each bit as "always"/"prctl"
-    writes = ([(p, 'always' if v >> i & 1 else 'prctl')
-               for i, p in enumerate(paths)] if len(paths) > 1
-              else [(paths[0], v)])
     for path, val in writes:
         write_one(fs, path, val)
     return EXIT_OK

@@ -380,7 +380,8 @@ def pad_end(kind, r0, r1, pmd, kern):
         why.append('this kernel has no hugetext')
     else:
         if not (kern['enabled'] or 0) & 1:
-            why.append('%s %s: file text off' % (kern['knob'], kern['enabled']))
+            why.append('%s %s: file text off' % (kern['knob'],
+                                                 kern['enabled']))
         if thr is None:
             why.append('this kernel has no hugetext_pad_threshold (it '
                        'predates padding)')

@@ -8,7 +8,8 @@ import os
 import re
 
 from .common import (
-    EXEC_FILE_ENABLED, EXIT_UNSUPPORTED, HUGETEXT_ENABLED, HugetextError, PMD_SIZE_FILE, VERSION)
+    EXEC_FILE_ENABLED, EXIT_UNSUPPORTED, HUGETEXT_ENABLED, HugetextError,
+    PMD_SIZE_FILE, VERSION)
 
 
 # I/O layer: every access to /proc and /sys goes through here.

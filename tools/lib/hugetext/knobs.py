@@ -101,11 +101,6 @@ class Knob:
     def filename(self):
         return os.path.basename(self.path)
 
-    @property
-    def bits73(self):
-        """Whether the 7.3 series has the knob as one file per bit."""
-        return len(self.paths73) > 1
-
     def paths(self, fs):
         """The knob's files in the running kernel: [path] in the 6.12
         series, the 7.3 series' file or bit files where the kernel has
@@ -297,15 +292,21 @@ def read_knob(fs, knob):
     return v
 
 
-def write_knob_value(fs, knob, v):
-    """Write number @v to the knob in the running kernel (a bit-file knob:
-    each bit as "always"/"prctl"); OSError as the kernel refuses it."""
+def knob_writes(fs, knob, v):
+    """What writing number @v to the knob in the running kernel writes:
+    [(path, value)]; a bit-file knob's, each bit as "always"/"prctl"."""
     paths = knob.paths(fs)
     if len(paths) == 1:
-        fs.write(paths[0], v)
-        return
-    for i, p in enumerate(paths):
-        fs.write(p, 'always' if int(v) >> i & 1 else 'prctl')
+        return [(paths[0], v)]
+    return [(p, 'always' if int(v) >> i & 1 else 'prctl')
+            for i, p in enumerate(paths)]
+
+
+def write_knob_value(fs, knob, v):
+    """Write number @v to the knob in the running kernel; OSError as the
+    kernel refuses it."""
+    for path, val in knob_writes(fs, knob, v):
+        fs.write(path, val)
 
 
 def knob_label(fs, knob):
@@ -352,15 +353,8 @@ def load_counters():
         sys.exit('hugetext: %s' % e)
 
 
+# (6.12 name, 7.3 name): for the selftests' header (--format=c)
 COUNTER_PAIRS = load_counters()
-# 7.3 name -> the name the tool uses (6.12's)
-COUNTERS73 = {n73: n for n, n73 in COUNTER_PAIRS}
-
-
-def counter_name(name):
-    """The tool's name of a /proc/vmstat counter: the 6.12 series' name for
-    a 7.3 series' thp_exec_* counter, else the name itself."""
-    return COUNTERS73.get(name, name)
 
 KHUGEPAGED_KNOBS = ['pages_to_scan', 'scan_sleep_millisecs', 'full_scans',
                     'pages_collapsed', 'max_ptes_none']
@@ -453,7 +447,8 @@ def format_knobs_c(knobs, counters):
                    % (c_name(k), c_opt_string(f73), c_num(k.lo), c_num(k.hi),
                       c_num(k.default), len(k.bad), i))
     out += ['};', '',
-            '/* the counters the 7.3 series names otherwise (counters.list) */',
+            '/* the counters the 7.3 series names otherwise '
+            '(counters.list) */',
             'static const char *const counter_names[][2] = {']
     out += ['\t{ "%s", "%s" },' % p for p in counters]
     out += ['};', '#define NR_COUNTER_NAMES %d' % len(counters),
@@ -490,7 +485,8 @@ def knobs_main(args, fs):
     elif args.format == 'json':
         print(json.dumps([{'name': k.name, 'file': knob_file(k),
                            'path': k.path,
-                           'files73': [knob_file(k, p) for p in k.paths73], 'range': '%s..%s' % (k.lo, k.hi),
+                           'files73': [knob_file(k, p) for p in k.paths73],
+                           'range': '%s..%s' % (k.lo, k.hi),
                            'min': k.lo.at(pmd), 'max': k.hi.at(pmd),
                            'default': k.default.at(pmd),
                            'storm': k.storm_values(pmd),

@@ -9,7 +9,7 @@ import time
 from .common import (
     DROP_CACHES, EXIT_ERROR, EXIT_OK, EXIT_UNSUPPORTED, HUGETEXT_ENABLED,
     HugetextError, SPLIT_HUGE_PAGES)
-from .knobs import KNOB_BY_NAME
+from .knobs import KNOB_BY_NAME, knob_writes
 from .fs import emit_json, human, pids, pmd_size, supported
 from .smaps import aligned_range, exec_mappings, read_comm
 
@@ -87,10 +87,8 @@ def rollback_plan(fs):
     path None for sync()."""
     plan = []
     for k in (KNOB_BY_NAME[n] for n in ROLLBACK_KNOBS):
-        paths = k.paths(fs)
         # the 7.3 series' bit files (exec_file_enabled ...): "prctl"
-        val = 'prctl' if len(paths) > 1 else '0'
-        for p in paths:
+        for p, val in knob_writes(fs, k, '0'):
             plan.append(('write %s to %s' % (val, os.path.basename(p)), p,
                          val, 'now %s' % fs.read_opt(p)))
     if fs.exists(SPLIT_HUGE_PAGES):

@@ -141,7 +141,8 @@ def kernel_context(fs):
 
 # what /proc/PID/status calls the prctl's value, and the prctl: the 6.12
 # series' names, the 7.3 series'
-PRCTL_NAMES = {'Hugetext_prctl': 'PR_SET_HUGETEXT', 'THP_exec': 'PR_SET_THP_EXEC'}
+PRCTL_NAMES = {'Hugetext_prctl': 'PR_SET_HUGETEXT',
+               'THP_exec': 'PR_SET_THP_EXEC'}
 
 
 def read_proc_status(fs, base):
