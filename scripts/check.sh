@@ -18,7 +18,9 @@ plan=0
 # HUGETEXT_CHECK_LOGS: another log directory (the interruption test runs
 # a make check inside this one)
 logs=${HUGETEXT_CHECK_LOGS:-$top/out/check}
-pass=0 fail=0
+pass=0 fail=0 reruns=0
+# the time of each step, alone boot and side-by-side group: "SECS WHAT"
+times=()
 if [ $plan -eq 0 ]; then
 	rig_lock "make check"
 	rig_signals "make check"
@@ -45,7 +47,10 @@ step() {
 		fi
 		return 0
 	fi
-	if rig_run "$@" >"$logs/$name.log" 2>&1; then
+	local rc=0
+	rig_run "$@" >"$logs/$name.log" 2>&1 || rc=$?
+	times+=("$(( $(date +%s) - s )) step $name")
+	if [ $rc -eq 0 ]; then
 		ok "$name ($(( $(date +%s) - s ))s)"
 		return 0
 	fi
@@ -58,7 +63,9 @@ step() {
 boot() {
 	[ $plan -eq 0 ] || { boot_plan "$@"; return 0; }
 	rm -f "$logs/guest-$1.rc"
+	local s=$(date +%s)
 	rig_run boot_run "$@"
+	times+=("$(( $(date +%s) - s )) boot $1")
 	boot_report "$@"
 }
 boot_plan() {
@@ -81,22 +88,30 @@ boot_run() {
 		>"$logs/guest-$name.verdict" 2>&1 || rc=$?
 	echo "$rc $(( $(date +%s) - s ))" >"$logs/guest-$name.rc"
 }
+# RERUN: the lines a test prints when it runs something again rather than
+# fail (hugetext_thpcmp.sh: a THP selftest run that bailed out, was
+# killed or stopped before its first case; hugetext_jvm: "KNOWN OPEN
+# TCG ISSUE", javac once more); each is one rerun, counted in the
+# boot's summary line and in the total
+RERUN='^# (thpcmp: run [0-9]+ of |.*KNOWN OPEN)'
 # boot_report NAME CPUS KERNEL TIMEOUT CMDLINE...: count the TAP results
 # the guest wrote to its results channel (guest-NAME.tap; its console:
-# guest-NAME.log) and its verdict
+# guest-NAME.log), its reruns and its verdict
 boot_report() {
-	local name=$1 log="$logs/guest-$1.log" tap="$logs/guest-$1.tap" rc=1 secs=? p f; shift 4
+	local name=$1 log="$logs/guest-$1.log" tap="$logs/guest-$1.tap" rc=1 secs=? p f r rr=; shift 4
 	[ ! -f "$logs/guest-$name.rc" ] || read -r rc secs <"$logs/guest-$name.rc"
 	[ ! -f "$log" ] || { tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"; }
 	[ -f "$tap" ] || : >"$tap"
 	grep -E '^(not )?ok [0-9]+ ' "$tap" | sed "s/^/  [$name] /"
 	p=$(grep -cE '^ok [0-9]+ ' "$tap")
 	f=$(grep -cE '^not ok [0-9]+ ' "$tap")
-	pass=$((pass + p)); fail=$((fail + f))
+	r=$(grep -cE "$RERUN" "$tap")
+	pass=$((pass + p)); fail=$((fail + f)); reruns=$((reruns + r))
+	[ "$r" = 0 ] || rr=", $r reruns: $(grep -E "$RERUN" "$tap" | sed 's/^# //' | cut -c1-60 | paste -sd ';')"
 	if [ "$rc" = 0 ]; then
-		ok "guest $name: $* (${secs}s${BOOT_WITH:+, $BOOT_WITH}, console clean, exit status 0)"
+		ok "guest $name: $* (${secs}s${BOOT_WITH:+, $BOOT_WITH}, console clean, exit status 0$rr)"
 	else
-		nok "guest $name: $* (${secs}s${BOOT_WITH:+, $BOOT_WITH})"
+		nok "guest $name: $* (${secs}s${BOOT_WITH:+, $BOOT_WITH}$rr)"
 		sed 's/^/#   /' "$logs/guest-$name.verdict" | tail -n 70
 	fi
 }
@@ -139,6 +154,7 @@ side_by_side() {
 		read -r -a args <<<"$rest"
 		BOOT_WITH="side by side ($side)" boot_report "$name" "$cpus" "$kernel" "$tmo" "${args[@]}"
 	done
+	times+=("$(( $(date +%s) - s )) boots side by side ($side, $n)")
 	echo "# the $n boots side by side ($side) took $(( $(date +%s) - s ))s"
 }
 # boots: every line of scripts/boots.list, in order; the consecutive lines
@@ -173,6 +189,11 @@ mapfile -t kernels < <(kernel_names)
 ksuffix() { [ "$1" = "${kernels[0]}" ] || echo "-$1"; }
 echo "# hugetext make check: base $BASE_PKG $BASE_VERSION (pinned); kernels: ${kernels[*]}"
 step deps "$top/scripts/deps.sh" || { echo "0 passed, 1 failed"; exit 1; }
+# the tables join (a boot whose tag selects no test, a test, boot, image
+# or comparison that does not exist: each would run nothing and pass),
+# and the rig's own unit tests of that guard and of the comparison
+step tables python3 "$top/scripts/check-tables.py"
+step rig-unit-tests python3 -m unittest discover -s "$top/scripts/tests"
 for k in "${kernels[@]}"; do
 	if ! step "series-applies$(ksuffix "$k")" env HUGETEXT_KERNEL="$k" "$top/scripts/fetch-source.sh"; then
 		[ "$k" != "${kernels[0]}" ] || { echo "$pass passed, $fail failed"; exit 1; }
@@ -230,6 +251,13 @@ if step kernel-builds-bisectable-and-hugetext-n "$top/scripts/bisect-build.sh"; 
 	}
 fi
 [ $plan -eq 0 ] || exit 0
+# the budget, in every log: each step, alone boot and side-by-side group
+# in order, then the five slowest
+echo "# time of each step (s):"
+for t in "${times[@]}"; do echo "#   $t"; done
+echo "# the five slowest:"
+printf '%s\n' "${times[@]}" | sort -rn | head -n 5 | sed 's/^/#   /'
+echo "# reruns (a bail-out or KNOWN OPEN ISSUE run again, in the boots' lines above): $reruns"
 echo "# make check took $(( $(date +%s) - t0 ))s; logs in out/check/"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
