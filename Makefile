@@ -13,7 +13,7 @@ S := scripts
 O := out
 
 .PHONY: all demo bench check stress deps source kernel bisect rootfs selftests deb system \
-	series-export series-import tool-test install-tools clean help FORCE
+	series-export series-import tool-test tool-test-installed install-tools clean help FORCE
 
 all: kernel
 
@@ -202,6 +202,10 @@ system: deps
 tool-test:
 	python3 -m unittest discover -s tools/tests
 	python3 -m unittest discover -s bench/tests
+
+# the tool's unit tests against the one-file copy make install-tools installs
+tool-test-installed:
+	@tools/tests/run-installed
 
 series-export:
 	@$(S)/series.sh export

@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # HUGETEXT_TOOL=PATH runs the tests against another copy of the tool
@@ -214,17 +215,30 @@ class TestKnobTable(unittest.TestCase):
         self.assertIn('', k['pad_rodata'].bad_values(None))
 
     def tool_with_table(self, table):
-        # a copy of the source tree's tool, its package with this table
+        """A copy of the tool under test, its package's knob table replaced
+        by @table (None: no table): the source tree's script with a copy
+        of the package, or the installed one-file copy (HUGETEXT_TOOL, a
+        zipapp) with the zip member replaced."""
         os.makedirs(os.path.join(self.tmp, 'tools'))
         tool = os.path.join(self.tmp, 'tools', 'hugetext')
-        shutil.copy(TOOL, tool)
-        shutil.copytree(LIB, os.path.join(self.tmp, 'tools', 'lib'),
-                        ignore=shutil.ignore_patterns('__pycache__'))
-        copy = os.path.join(self.tmp, 'tools', 'lib', 'hugetext', 'knobs.list')
-        os.remove(copy)
-        if table is not None:
-            with open(copy, 'w') as f:
-                f.write(table)
+        member = 'hugetext/' + os.path.basename(TABLE)
+        if zipfile.is_zipfile(TOOL):
+            with zipfile.ZipFile(TOOL) as src, \
+                    zipfile.ZipFile(tool, 'w') as dst:
+                for info in src.infolist():
+                    if info.filename != member:
+                        dst.writestr(info, src.read(info))
+                if table is not None:
+                    dst.writestr(member, table)
+        else:
+            shutil.copy(TOOL, tool)
+            shutil.copytree(LIB, os.path.join(self.tmp, 'tools', 'lib'),
+                            ignore=shutil.ignore_patterns('__pycache__'))
+            copy = os.path.join(self.tmp, 'tools', 'lib', member)
+            os.remove(copy)
+            if table is not None:
+                with open(copy, 'w') as f:
+                    f.write(table)
         return subprocess.run([sys.executable, '-S', tool, 'set', '-h'],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               universal_newlines=True)
@@ -339,7 +353,6 @@ class TestKnobTable(unittest.TestCase):
             self.assertEqual((got.returncode, got.stdout, got.stderr),
                              (want.returncode, want.stdout, want.stderr), args)
         # one file, a zipapp of the package with the table inside
-        import zipfile
         with open(TABLE) as f, zipfile.ZipFile(tool) as z:
             self.assertEqual(z.read('hugetext/knobs.list').decode(), f.read())
 
