@@ -2064,7 +2064,7 @@ class TestCheck(FixtureCase):
             e['needs_pad_rodata'] or e['refused_for_segment'] for e in ends))
 
 
-class TestMainlineNames(FixtureCase):
+class MainlineFixtureCase(FixtureCase):
     """The 7.3 series' names (knobs.list's knob73, counters.list): the
     patched fixture renamed as that kernel has it."""
 
@@ -2089,6 +2089,8 @@ class TestMainlineNames(FixtureCase):
             st = 'proc/%s/status' % pid
             self.put(st, self.read(st).replace('Hugetext_prctl:', 'THP_exec:'))
 
+
+class TestMainlineNames(MainlineFixtureCase):
     def test_status(self):
         p = self.hugetext('status', '--json')
         self.assertEqual(p.returncode, 0, p.stderr)

@@ -8,7 +8,8 @@ from .common import (
     ENABLED_NAMES, EXIT_OK, EXIT_UNSUPPORTED, EXIT_USAGE, HugetextError,
     KHP_DIR, PMD_SIZE_FILE, THP_DIR, VERSION)
 from .knobs import (
-    KHUGEPAGED_KNOBS, KNOBS, KNOB_BY_NAME, knob_writes, read_knob)
+    KHUGEPAGED_KNOBS, KNOBS, KNOB_ALIASES, KNOB_BY_NAME, knob_label,
+    knob_writes, read_knob)
 from .fs import (
     bracketed, khugepaged_running, parse_uint, pmd_name, pmd_size, print_json,
     require_supported, supported, vmstat_counters)
@@ -119,8 +120,10 @@ def status_main(args, fs):
 # enable / disable / set
 # --------------------------------------------------------------------------
 
-def write_knob(fs, knob, value):
-    """Validate value, write it, read it back, print 'file: old -> new'."""
+def write_knob(fs, knob, value, bit=None):
+    """Validate value, write it, read it back, print 'file: old -> new';
+    @bit: of a knob that is a file a bit (the 7.3 series' enabled), write
+    that bit's file alone."""
     v = parse_uint(value)
     shown = value if len(value) <= 40 else '%s... (%d characters)' % (
         value[:20], len(value))
@@ -138,6 +141,8 @@ def write_knob(fs, knob, value):
                             EXIT_USAGE)
     require_supported(fs)
     writes = knob_writes(fs, knob, v)
+    if bit is not None and len(writes) > 1:
+        writes = writes[bit:bit + 1]
     if not fs.exists(writes[0][0]):
         raise HugetextError('this kernel does not provide %s (no %s)'
                             % (knob.name, knob.path), EXIT_UNSUPPORTED)
@@ -189,9 +194,19 @@ def disable_main(args, fs):
     return write_knob(fs, KNOB_BY_NAME['enabled'], '0')
 
 
+BIT_WORDS = ('always', 'prctl')
+
+
 def set_set_argparser(parser):
-    parser.add_argument('knob', metavar='KNOB', choices=list(KNOB_BY_NAME),
-                        help='one of: %s' % ', '.join(KNOB_BY_NAME))
+    parser.add_argument('knob', metavar='KNOB',
+                        help='one of: %s; or the knob\'s file in either '
+                        'series (%s); a bit file (%s) takes %s' % (
+                            ', '.join(KNOB_BY_NAME),
+                            ', '.join(n for n, (k, b) in KNOB_ALIASES.items()
+                                      if n != k.name and '/' not in n),
+                            ', '.join(n for n, (k, b) in KNOB_ALIASES.items()
+                                      if b is not None and '/' not in n),
+                            ' or '.join(BIT_WORDS)))
     parser.add_argument('value', metavar='VALUE',
                         help='decimal value; ranges: ' + ', '.join(
                             '%s %s%s' % (k.name, k.range_text(),
@@ -202,8 +217,24 @@ def set_set_argparser(parser):
 
 
 def set_main(args, fs):
-    knob = KNOB_BY_NAME[args.knob]
+    if args.knob not in KNOB_ALIASES:
+        raise HugetextError('unknown knob %r (one of %s, or its file\'s name)'
+                            % (args.knob, ', '.join(KNOB_BY_NAME)),
+                            EXIT_USAGE)
+    knob, bit = KNOB_ALIASES[args.knob]
     value = args.value
-    if knob.name == 'enabled' and value in ENABLED_NAMES:
+    if bit is not None:
+        # one bit of the mode, as the 7.3 series' file of that bit has it
+        if value not in BIT_WORDS:
+            raise HugetextError('invalid value for %s: %r (expected %s)'
+                                % (args.knob, value, ' or '.join(BIT_WORDS)),
+                                EXIT_USAGE)
+        require_supported(fs)
+        mode = read_knob(fs, knob)
+        if mode is None:
+            raise HugetextError('cannot read %s' % knob_label(fs, knob))
+        value = str(mode | 1 << bit if value == 'always'
+                    else mode & ~(1 << bit))
+    elif knob.name == 'enabled' and value in ENABLED_NAMES:
         value = str(ENABLED_NAMES[value])
-    return write_knob(fs, knob, value)
+    return write_knob(fs, knob, value, bit)

@@ -275,6 +275,29 @@ KNOBS = load_knobs()
 KNOB_BY_NAME = {k.name: k for k in KNOBS}
 
 
+def knob_aliases(knobs):
+    """Every name "set" takes for a knob: {name: (knob, bit)}.  The tool's
+    name, the knob's file in either series, relative to THP_DIR and alone
+    (pad_threshold, hugetext_pad_threshold, exec_pad_threshold,
+    khugepaged/max_exec_regions, max_exec_regions); bit None, except for
+    a bit file of the 7.3 series (exec_file_enabled: 0, exec_anon_enabled:
+    1), which sets that bit alone."""
+    out = {}
+    for k in knobs:
+        files = [(k.path, None)] + [
+            (p, i if len(k.paths73) > 1 else None)
+            for i, p in enumerate(k.paths73)]
+        out[k.name] = (k, None)
+        for path, bit in files:
+            rel = path[len(THP_DIR) + 1:]
+            out.setdefault(rel, (k, bit))
+            out.setdefault(os.path.basename(rel), (k, bit))
+    return out
+
+
+KNOB_ALIASES = knob_aliases(KNOBS)
+
+
 def read_knob(fs, knob):
     """The knob's value in the running kernel, None where unreadable or
     absent: a bit-file knob (the 7.3 series' exec_file_enabled and
