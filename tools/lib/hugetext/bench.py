@@ -19,8 +19,9 @@ from .common import (
     ENABLED_NAMES, EXIT_OK, EXIT_USAGE, HugetextError, SPLIT_HUGE_PAGES)
 from .knobs import KNOB_BY_NAME, knob_label, read_knob, write_knob_value
 from .fs import (
-    emit_json, human, parse_uint, pids, require_supported, vmstat_counters)
-from .smaps import exec_mappings, positive_int
+    bounded_int, emit_json, human, parse_uint, pids, require_supported,
+    vmstat_counters)
+from .smaps import INTERVAL_MAX, exec_mappings
 
 
 PERF_EVENTS = ['cycles', 'instructions', 'iTLB-load-misses']
@@ -248,9 +249,11 @@ def bench_set_argparser(parser):
     parser.add_argument('--mode', default='1', metavar='MODE',
                         help='hugetext mode for the "on" runs '
                         '(default 1 = file)')
-    parser.add_argument('--sample-ms', type=positive_int, default=100,
-                        metavar='MS', help='sample the FilePmdMapped of the '
-                        'running command every MS ms (default 100)')
+    parser.add_argument('--sample-ms', default=100, metavar='MS',
+                        type=bounded_int(1, INTERVAL_MAX, 'milliseconds'),
+                        help='sample the FilePmdMapped of the running '
+                        'command every MS ms (default 100, at most %d, a '
+                        'day)' % INTERVAL_MAX)
     parser.add_argument('--no-perf', action='store_true',
                         help='do not collect hardware counters')
     parser.add_argument('--json', action='store_true',

@@ -64,6 +64,12 @@ class Fs:
     def listdir(self, p):
         return os.listdir(self.path(p))
 
+    @property
+    def live(self):
+        """Whether this is the running system's /proc and /sys (no --root
+        elsewhere): then the tool's own process is in /proc."""
+        return os.path.realpath(self.root) == '/'
+
 
 def pmd_size(fs):
     v = fs.read_int(PMD_SIZE_FILE)
@@ -131,6 +137,26 @@ def bracketed(s):
     return m.group(1) if m else s
 
 
+def bounded_int(lo, hi, what):
+    """An argparse type: a decimal integer lo..hi (@what: its unit and
+    what the bound is, for the message)."""
+    def parse(text):
+        v = parse_uint(text)
+        if v is None or not lo <= v <= hi:
+            import argparse
+            raise argparse.ArgumentTypeError(
+                '%s is not a whole number of %s from %d to %d'
+                % (printable(text), what, lo, hi))
+        return v
+    return parse
+
+
+def printable(s):
+    """s for a line of text: control characters (a newline in a process's
+    name, an escape sequence) written as Python escapes, \\n, \\x1b."""
+    return ''.join(c if c.isprintable() else repr(c)[1:-1] for c in s)
+
+
 def parse_uint(text):
     """Strict decimal parser: rejects '', '-1', '1x', ' 1', '+1', '1_0'."""
     if not isinstance(text, str) or not re.fullmatch(r'[0-9]+', text):
@@ -145,13 +171,17 @@ def pids(fs):
 
 
 def khugepaged_running(fs):
-    for pid in pids(fs):
-        try:
-            if fs.read('/proc/%d/comm' % pid).strip() == 'khugepaged':
-                return True
-        except OSError:
-            continue
-    return False
+    return any(read_comm(fs, pid) == 'khugepaged' for pid in pids(fs))
+
+
+def read_comm(fs, pid):
+    """/proc/PID/comm without the newline the kernel adds (a name may hold
+    blanks and newlines of its own); None where it cannot be read."""
+    try:
+        text = fs.read('/proc/%d/comm' % pid)
+    except OSError:
+        return None
+    return text[:-1] if text.endswith('\n') else text
 
 
 def vmstat_counters(fs):

@@ -10,8 +10,9 @@ from .common import (
     DROP_CACHES, EXIT_ERROR, EXIT_OK, EXIT_UNSUPPORTED, HUGETEXT_ENABLED,
     HugetextError, SPLIT_HUGE_PAGES)
 from .knobs import KNOB_BY_NAME, knob_writes
-from .fs import emit_json, human, pids, pmd_size, supported
-from .smaps import aligned_range, exec_mappings, read_comm
+from .fs import (
+    emit_json, human, pids, pmd_size, printable, read_comm, supported)
+from .smaps import aligned_range, exec_mappings
 
 
 def rollback_set_argparser(parser):
@@ -97,7 +98,8 @@ def rollback_plan(fs):
             huge = huge_bytes(m)
             plan.append(('split pid %d %x-%x' % (pid, lo, hi),
                          SPLIT_HUGE_PAGES, '%d,%#x,%#x' % (pid, lo, hi),
-                         '%s %s, %s huge' % (comm, m['path'] or '[anon]',
+                         '%s %s, %s huge' % (printable(comm),
+                                             m['path'] or '[anon]',
                                              human(huge))))
         if not targets:
             plan.append(('split huge text mappings', None, None,

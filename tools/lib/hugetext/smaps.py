@@ -2,8 +2,8 @@
 """The "hugetext stat" command: each process's executable mappings from
 smaps, their 2 MB coverage and, for what is not huge, why."""
 
-import argparse
 import errno
+import os
 import re
 import sys
 import time
@@ -13,7 +13,13 @@ from .common import (
     PR_HUGETEXT_SET)
 from .knobs import KNOB_BY_NAME, knob_label, mode_label, read_knob, read_mode
 from .fs import (
-    emit_json, human, parse_uint, pids, pmd_name, pmd_size, supported)
+    bounded_int, emit_json, human, parse_uint, pids, pmd_name, pmd_size,
+    printable, read_comm, supported)
+
+# PID_MAX_LIMIT on 64-bit kernels: no PID is larger
+PID_MAX = 4194304
+# the longest --interval: a day, in milliseconds
+INTERVAL_MAX = 86400000
 
 
 SMAPS_HEADER = re.compile(
@@ -294,7 +300,9 @@ def stat_process(fs, pid, pmd, kern):
     base = '/proc/%d' % pid
     if not fs.exists(base):
         raise FileNotFoundError(errno.ENOENT, 'no such process', base)
-    comm = fs.read(base + '/comm').strip()
+    comm = read_comm(fs, pid)
+    if comm is None:
+        comm = fs.read(base + '/comm')      # the error as it is
     cmdline = read_cmdline(fs, base)
     mappings = [analyse_mapping(m, pmd) for m in exec_mappings(fs, pid)]
     proc = read_proc_status(fs, base)
@@ -332,14 +340,6 @@ def totals(mappings):
     return t
 
 
-def positive_int(text):
-    v = parse_uint(text)
-    if not v:
-        raise argparse.ArgumentTypeError('%r is not a positive decimal '
-                                         'integer' % text)
-    return v
-
-
 def stat_set_argparser(parser):
     parser.add_argument('--pid', action='append', default=[],
                         metavar='PID', help='process to report (repeatable; '
@@ -358,10 +358,13 @@ def stat_set_argparser(parser):
     parser.add_argument('--rollup', action='store_true',
                         help='one line per process, the biggest loss (bytes '
                         'of full regions not PMD-mapped) first')
-    parser.add_argument('--interval', type=positive_int, metavar='MS',
+    parser.add_argument('--interval', metavar='MS',
+                        type=bounded_int(1, INTERVAL_MAX, 'milliseconds'),
                         help='watch: print a snapshot every MS milliseconds '
-                        '(with --json one JSON object per line)')
-    parser.add_argument('--count', type=positive_int, metavar='N',
+                        '(1..%d, a day; with --json one JSON object per '
+                        'line)' % INTERVAL_MAX)
+    parser.add_argument('--count', metavar='N',
+                        type=bounded_int(1, 10 ** 40, 'snapshots'),
                         help='with --interval: stop after N snapshots '
                         '(default: until interrupted)')
     parser.add_argument('--json', action='store_true',
@@ -381,7 +384,8 @@ def format_process(p):
     cmd = p['cmdline'] or '[%s]' % p['comm']
     if len(cmd) > 60:
         cmd = cmd[:57] + '...'
-    lines.append('PID %d (%s) %s' % (p['pid'], p['comm'], cmd))
+    lines.append('PID %d (%s) %s' % (p['pid'], printable(p['comm']),
+                                      printable(cmd)))
     setting = []
     if p.get('hugetext_prctl') is not None:
         setting.append(describe_prctl(p['hugetext_prctl'],
@@ -460,7 +464,7 @@ def format_rollup(result):
         '+CONGR')]
     for r in result['rollup']:
         lines.append('%7d %-16s %7s %7s %7s %8s %7s %9s' % (
-            r['pid'], r['comm'][:16], human(r['text']), human(r['ideal']),
+            r['pid'], printable(r['comm'])[:16], human(r['text']), human(r['ideal']),
             human(r['huge']), human(r['missing']), fmt_cov(r['coverage']),
             human(r['if_congruent'])))
     lines.append('(NOTHUGE = IDEAL - HUGE: bytes of full %s regions that '
@@ -479,55 +483,76 @@ def parse_pids(values):
             raise HugetextError('--pid %r: no PID given' % v, EXIT_USAGE)
         for w in words:
             pid = parse_uint(w)
-            if not pid:
-                raise HugetextError('--pid: invalid PID %r' % w, EXIT_USAGE)
+            if not pid or pid > PID_MAX:
+                raise HugetextError('--pid: invalid PID %r (a PID is a '
+                                    'decimal number from 1 to %d)'
+                                    % (w, PID_MAX), EXIT_USAGE)
             if pid not in out:
                 out.append(pid)
     return out
 
 
-def read_comm(fs, pid):
-    try:
-        return fs.read('/proc/%d/comm' % pid).strip()
-    except OSError:
-        return None
+CGROUP_DIRS = ['/sys/fs/cgroup', '/sys/fs/cgroup/unified']
+
+
+def cgroup_mounts(fs):
+    """Where cgroup hierarchies are mounted, cgroup2 first (from
+    /proc/mounts; /sys/fs/cgroup and, where systemd's hybrid layout puts
+    cgroup2, /sys/fs/cgroup/unified, when it cannot be read)."""
+    v2, v1 = [], []
+    for line in (fs.read_opt('/proc/mounts') or '').splitlines():
+        f = line.split()
+        if len(f) >= 3 and f[2] in ('cgroup2', 'cgroup'):
+            d = re.sub(r'\\([0-7]{3})', lambda m: chr(int(m.group(1), 8)),
+                       f[1])
+            (v2 if f[2] == 'cgroup2' else v1).append(d)
+    return v2 + v1 or CGROUP_DIRS
 
 
 def cgroup_procs(fs, path):
-    """PIDs in PATH/cgroup.procs, PATH relative to /sys/fs/cgroup or
-    absolute (an absolute PATH not under --root's /sys/fs/cgroup is taken
-    as a cgroup path, as /proc/PID/cgroup shows it)."""
-    cands = []
-    if path.startswith('/'):
-        cands.append(path)
-    cands.append('/sys/fs/cgroup/' + path.lstrip('/'))
+    """PIDs in PATH/cgroup.procs: PATH relative to a cgroup mount, or
+    absolute: a directory as given, else a cgroup path as /proc/PID/cgroup
+    shows it, below each cgroup mount (cgroup_mounts())."""
+    cands = [path] if path.startswith('/') else []
+    cands += [d.rstrip('/') + '/' + path.lstrip('/')
+              for d in cgroup_mounts(fs)]
     for c in cands:
         f = c.rstrip('/') + '/cgroup.procs'
         if fs.exists(f):
             return [int(w) for w in fs.read(f).split() if w.isdigit()]
-    raise HugetextError('--cgroup %s: no %s' % (
-        path, cands[-1].rstrip('/') + '/cgroup.procs'))
+    raise HugetextError('--cgroup %s: no cgroup.procs in %s' % (
+        path, ', '.join(c.rstrip('/') for c in cands)))
 
 
 def select_pids(args, fs):
     """(explicit PIDs that must exist, PIDs found by --comm/--cgroup that
     may vanish, scan everything?)."""
     named = parse_pids(args.pid)
+    # the tool's own process only where named
+    me = os.getpid() if fs.live else None
     found = set()
     for name in args.comm:
         hits = [p for p in pids(fs) if read_comm(fs, p) == name]
-        if not hits:
-            raise HugetextError('no process named %s' % name)
+        if not [p for p in hits if p != me]:
+            raise HugetextError('no process named %s%s' % (
+                printable(name), ' but this tool' if hits else ''))
         found.update(hits)
     for path in args.cgroup:
         found.update(cgroup_procs(fs, path))
     scan = args.all or not (args.pid or args.comm or args.cgroup)
-    return named, sorted(found - set(named)), scan
+    return named, sorted(found - set(named) - {me}), scan, me
+
+
+# why root may not read a process's smaps
+ROOT_REFUSED = ('refused although running as root (the kernel\'s ptrace '
+                'access check: no CAP_SYS_PTRACE over that process, as in a '
+                'container or another user namespace, or a security module '
+                'such as Yama\'s ptrace_scope 3)')
 
 
 def stat_snapshot(args, fs, pmd):
     kern = kernel_context(fs)
-    named, found, scan = select_pids(args, fs)
+    named, found, scan, me = select_pids(args, fs)
     procs = {}
     skipped = 0
     for pid in named:
@@ -536,12 +561,13 @@ def stat_snapshot(args, fs, pmd):
         except (FileNotFoundError, ProcessLookupError):
             raise HugetextError('no such process: %d' % pid)
         except PermissionError:
-            raise HugetextError('cannot read /proc/%d/smaps: must be root '
-                                'or the owner of the process' % pid)
+            raise HugetextError('cannot read /proc/%d/smaps: %s' % (
+                pid, ROOT_REFUSED if fs.live and os.geteuid() == 0 else
+                'must be root or the owner of the process'))
     for pid, keep_empty in ([(p, True) for p in found] +
                             [(p, False) for p in (pids(fs) if scan else [])
                              if p not in procs]):
-        if pid in procs:
+        if pid in procs or pid == me:
             continue
         try:
             p = stat_process(fs, pid, pmd, kern)
