@@ -2,17 +2,19 @@
 """The "hugetext check" command: whether an ELF file can be 2 MB-mapped,
 its padding, the link flags that fix it."""
 
+import argparse
 import mmap
 import os
+import re
 import stat
 import struct
 import sys
 
 from .common import (
-    EXIT_ERROR, EXIT_OK, EXIT_USAGE, HUGETEXT_ENABLED, HugetextError)
+    EXIT_ERROR, EXIT_OK, EXIT_USAGE, HUGETEXT_ENABLED)
 from .knobs import _describe_enabled
-from .fs import emit_json, human, pmd_name, pmd_size
-from .smaps import aligned_regions, kernel_context
+from .fs import emit_json, human, pmd_name, pmd_size, printable
+from .smaps import aligned_range, aligned_regions, kernel_context
 
 
 ET_NAMES = {0: 'NONE', 1: 'REL', 2: 'EXEC', 3: 'DYN', 4: 'CORE'}
@@ -162,7 +164,12 @@ def analyse_segment(e_type, ph, pmd, page, file_size=None):
     full = aligned_regions(lo, map_hi, pmd) * pmd
     seg['huge_possible'] = full if congruent else 0
     seg['huge_if_fixed'] = ((map_hi - lo) // pmd) * pmd
-    seg['tail'] = max(0, size - seg['huge_possible'])
+    # on small pages: all of it, or the head before the first full region
+    # and the tail after the last
+    seg['small_pages'] = max(0, size - seg['huge_possible'])
+    first, last = aligned_range(lo, map_hi, pmd)
+    seg['head'] = first - lo if seg['huge_possible'] else 0
+    seg['tail'] = max(0, hi - last) if seg['huge_possible'] else 0
     advice = []
     if size < pmd:
         seg['verdict'] = 'too-small'
@@ -228,22 +235,28 @@ def _refused(reason, by_segment=False):
             'by_segment': by_segment}
 
 
-def _cover_refusal(i, p, rodata, delta, extra):
-    """Why padding may not cover PT_LOAD number i (p), or None.  extra is
-    the end's own last test: (refuses, why)."""
-    name = 'segment %d (%s, p_vaddr %#x)' % (i, seg_flags(p), p['vaddr'])
-    if not rodata:
-        return 'would cover %s; %s' % (name, PAD_RODATA_NOTE)
-    if p['flags'] & PF_W:
-        return 'would cover %s, a writable segment' % name
-    if p['memsz'] != p['filesz']:
-        return 'would cover %s, a segment with a bss part' % name
-    if p['vaddr'] - p['offset'] != delta:
-        return ('would cover %s, at whose addresses the program maps other '
-                'bytes of the file (its p_vaddr - p_offset differs from the '
-                "text's)" % name)
-    if extra[0]:
-        return 'would cover %s, %s' % (name, extra[1])
+def _cover_refusal(covered, rodata, delta, extra):
+    """Why padding may not cover the PT_LOADs covered ([(index, phdr)]),
+    or None.  extra(phdr) is the end's own last test: (refuses, why)."""
+    names = ['%d (%s, p_vaddr %#x)' % (i, seg_flags(p), p['vaddr'])
+             for i, p in covered]
+    if covered and not rodata:
+        # every one it would cover: the one that would become executable
+        # is not always the first
+        return 'would cover segment%s %s; %s' % (
+            's' if len(names) > 1 else '', _and(names), PAD_RODATA_NOTE)
+    for (i, p), name in zip(covered, ['segment ' + n for n in names]):
+        if p['flags'] & PF_W:
+            return 'would cover %s, a writable segment' % name
+        if p['memsz'] != p['filesz']:
+            return 'would cover %s, a segment with a bss part' % name
+        if p['vaddr'] - p['offset'] != delta:
+            return ('would cover %s, at whose addresses the program maps '
+                    'other bytes of the file (its p_vaddr - p_offset '
+                    "differs from the text's)" % name)
+        refuses, why = extra(p)
+        if refuses:
+            return 'would cover %s, %s' % (name, why)
     return None
 
 
@@ -275,20 +288,17 @@ def pad_tail(phdrs, text, size, pmd, page, rodata):
     if hi > img_end:
         return _refused('the padding would reach past the end of the image '
                         '(%#x)' % img_end)
-    covers = []
-    for i, p in loads:
-        pstart = page_start(p['vaddr'], page)
-        if p is text or pstart >= hi or \
-                page_align(p['vaddr'] + p['memsz'], page) <= lo:
-            continue
-        why = _cover_refusal(i, p, rodata, delta, (
-            pstart < lo, 'which starts below the padding (in the last page '
-            'of the text)'))
-        if why:
-            return _refused(why, True)
-        covers.append(i)
+    covered = [(i, p) for i, p in loads if p is not text and
+               page_start(p['vaddr'], page) < hi and
+               page_align(p['vaddr'] + p['memsz'], page) > lo]
+    why = _cover_refusal(covered, rodata, delta, lambda p: (
+        page_start(p['vaddr'], page) < lo, 'which starts below the padding '
+        '(in the last page of the text)'))
+    if why:
+        return _refused(why, True)
     return {'ok': True, 'needed': True, 'by_segment': False, 'bytes': pad,
-            'partial': tail, 'range': [lo, hi], 'covers': covers}
+            'partial': tail, 'range': [lo, hi],
+            'covers': [i for i, _ in covered]}
 
 
 def pad_head(phdrs, text, size, pmd, page, rodata):
@@ -320,18 +330,17 @@ def pad_head(phdrs, text, size, pmd, page, rodata):
                         'image (%#x)' % img_start)
     delta = text['vaddr'] - text['offset']
     text_start = page_align(text['vaddr'], page)
-    covers = []
-    for i, p in loads:
-        pend = page_align(p['vaddr'] + p['memsz'], page)
-        if p is text or page_start(p['vaddr'], page) >= to or pend <= frm:
-            continue
-        why = _cover_refusal(i, p, rodata, delta, (
-            pend > text_start, 'which reaches into the text'))
-        if why:
-            return _refused(why, True)
-        covers.append(i)
+    covered = [(i, p) for i, p in loads if p is not text and
+               page_start(p['vaddr'], page) < to and
+               page_align(p['vaddr'] + p['memsz'], page) > frm]
+    why = _cover_refusal(covered, rodata, delta, lambda p: (
+        page_align(p['vaddr'] + p['memsz'], page) > text_start,
+        'which reaches into the text'))
+    if why:
+        return _refused(why, True)
     return {'ok': True, 'needed': True, 'by_segment': False, 'bytes': head,
-            'partial': pmd - head, 'range': [frm, to], 'covers': covers}
+            'partial': pmd - head, 'range': [frm, to],
+            'covers': [i for i, _ in covered]}
 
 
 def _and(items):
@@ -532,6 +541,15 @@ def format_huge_totals(res, pmd):
     return line
 
 
+def small_pages(s):
+    """What of a text segment stays on small pages, in words."""
+    if not s['huge_possible']:
+        return 'all of it on small pages'
+    parts = ['%s %s' % (human(s[k]), k) for k in ('head', 'tail') if s[k]]
+    return '%s on small pages' % ' and '.join(parts) if parts else \
+        'nothing on small pages'
+
+
 def format_check(res, pmd, kern):
     lines = ['%s: %s %s' % (res['file'], res['class'], res['type'])]
     for s in res['segments']:
@@ -540,11 +558,9 @@ def format_check(res, pmd, kern):
                                       s['align']))
         lines.append('    congruent: %s (%s)' % (
             'yes' if s['congruent'] else 'NO', s['reason']))
-        lines.append('    text %s: %s can be huge (%d x %s), %s tail on '
-                     'small pages' % (
-                         human(s['text_size']), human(s['huge_possible']),
-                         s['huge_possible'] // pmd, pmd_name(pmd),
-                         human(s['tail'])))
+        lines.append('    text %s: %s can be huge (%d x %s), %s' % (
+            human(s['text_size']), human(s['huge_possible']),
+            s['huge_possible'] // pmd, pmd_name(pmd), small_pages(s)))
         for a in s['advice']:
             lines.append('    ' + a)
     pad = res.get('padding')
@@ -577,25 +593,39 @@ def format_check(res, pmd, kern):
     return '\n'.join(lines)
 
 
+# --pmd-size: from a 4 KB page to 1 TB (the PMD sizes are 2 MB, 32 MB
+# and 512 MB)
+PMD_ARG_RANGE = (1 << 12, 1 << 40)
+
+
+def pmd_size_arg(text):
+    """--pmd-size BYTES: decimal or hex (0x200000, as check prints sizes),
+    a power of two in PMD_ARG_RANGE."""
+    v = None
+    if re.fullmatch(r'[0-9]+|0[xX][0-9a-fA-F]+', text) and len(text) < 20:
+        v = int(text, 0 if text[:2].lower() == '0x' else 10)
+    if v is None or v & (v - 1) or not \
+            PMD_ARG_RANGE[0] <= v <= PMD_ARG_RANGE[1]:
+        raise argparse.ArgumentTypeError(
+            '%s is not a power of two from %#x to %#x (decimal or 0x hex)'
+            % ((printable(text),) + PMD_ARG_RANGE))
+    return v
+
+
 def check_set_argparser(parser):
     parser.add_argument('files', nargs='+', metavar='FILE',
                         help='ELF executables or shared libraries (regular '
                         'files; only their headers are read)')
-    parser.add_argument('--pmd-size', type=int, metavar='BYTES',
-                        help='PMD size to assume (default: read from '
-                        'hpage_pmd_size)')
+    parser.add_argument('--pmd-size', type=pmd_size_arg, metavar='BYTES',
+                        help='PMD size to assume, decimal or 0x hex, a power '
+                        'of two from %#x to %#x (default: read from '
+                        'hpage_pmd_size)' % PMD_ARG_RANGE)
     parser.add_argument('--json', action='store_true',
                         help='print machine-readable JSON')
 
 
 def check_main(args, fs):
-    if args.pmd_size is not None:
-        if args.pmd_size <= 0 or args.pmd_size & (args.pmd_size - 1):
-            raise HugetextError('--pmd-size must be a power of two',
-                                EXIT_USAGE)
-        pmd = args.pmd_size
-    else:
-        pmd = pmd_size(fs)
+    pmd = args.pmd_size or pmd_size(fs)
     page = mmap.PAGESIZE
     kern = kernel_context(fs)
     results = []
