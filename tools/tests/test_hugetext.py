@@ -285,7 +285,7 @@ class TestKnobTable(unittest.TestCase):
         # the guest's shell tests, c for the selftests' hugetext_knobs.h
         p = run('knobs', '--json')
         self.assertEqual(p.returncode, 0, p.stderr)
-        got = json.loads(p.stdout)
+        got = json.loads(p.stdout)['knobs']
         # numbers on the fixture's PMD size (2 MB)
         pmd = 2 * MB
         self.assertEqual([(k['name'], k['min'], k['max'], k['default'],

@@ -20,7 +20,7 @@ from .common import (
 from .knobs import KNOB_BY_NAME, knob_label, read_knob, write_knob_value
 from .fs import (
     bounded_int, emit_json, human, parse_uint, pids, require_supported,
-    vmstat_counters)
+    supported, vmstat_counters)
 from .smaps import INTERVAL_MAX, exec_mappings
 
 
@@ -290,6 +290,8 @@ def bench_main(args, fs):
     prog = shutil.which(cmd[0])
     if not prog:
         raise HugetextError('command not found: %s' % cmd[0], EXIT_USAGE)
+    if args.json and not supported(fs):
+        emit_json(fs, {'command': cmd, 'runs': 0, 'runs_detail': []})
     require_supported(fs)
     knob = KNOB_BY_NAME['enabled']
     label = knob_label(fs, knob)

@@ -9,7 +9,7 @@ from .common import (
     KHP_DIR, PMD_SIZE_FILE, THP_DIR, VERSION)
 from .knobs import (
     KHUGEPAGED_KNOBS, KNOBS, KNOB_ALIASES, KNOB_BY_NAME, knob_label,
-    knob_writes, read_knob)
+    knob_meaning, knob_writes, read_knob)
 from .fs import (
     bracketed, khugepaged_running, parse_uint, pmd_name, pmd_size, print_json,
     require_supported, supported, vmstat_counters)
@@ -34,9 +34,7 @@ def collect_status(fs):
             'files': paths,
             'value': v,
             'present': fs.exists(paths[0]),
-            'meaning': (k.describe(v) if v is not None else
-                        'not provided by this kernel, ' + k.absent
-                        if k.absent else 'not provided'),
+            'meaning': knob_meaning(fs, k, v),
             # null where it depends on a PMD size not known here
             'range': (list(k.range(pmd)) if pmd or not k.needs_pmd
                       else None),
@@ -68,11 +66,7 @@ def format_status(st):
     lines.append('hugetext knobs:')
     for name, k in st['knobs'].items():
         val = '-' if k['value'] is None else str(k['value'])
-        meaning = k['meaning'] if k['present'] else \
-            'not provided by this kernel' + (
-                ', ' + KNOB_BY_NAME[name].absent
-                if name in KNOB_BY_NAME and KNOB_BY_NAME[name].absent
-                else '')
+        meaning = k['meaning']
         if len(k['files']) > 1 and k['value'] is not None:
             # the 7.3 series' bit files, each "always" or "prctl"
             meaning += ' (%s)' % ', '.join(

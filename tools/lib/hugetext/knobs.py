@@ -4,13 +4,12 @@ knob's file, range, default and bad inputs, parsed once; what the
 values mean."""
 
 import importlib.resources
-import json
 import os
 import re
 import sys
 
 from .common import ENABLED_MEANING, PMD_SIZE_FILE, THP_DIR
-from .fs import pmd_size
+from .fs import emit_json, pmd_size, supported
 
 
 # The knob table: every hugetext knob's file, name, range, default and bad
@@ -26,9 +25,10 @@ KNOB_DOC = {
     'padding); 1: also read-only segments, which become executable '
     '(security trade-off)',
 }
+# (the knob a kernel that lacks this one has, what it does then)
 KNOB_ABSENT = {
-    'pad_rodata': 'which predates it: tail padding only, and that may cover '
-    'read-only segments',
+    'pad_rodata': ('pad_threshold', 'which predates it: tail padding only, '
+                   'and that may cover read-only segments'),
 }
 
 
@@ -95,7 +95,8 @@ class Knob:
         self.bad = list(bad)         # (KnobValue or None, suffix string)
         self.describe = KNOB_DESCRIBE.get(name, str)
         self.doc = KNOB_DOC.get(name)        # what the values mean, for set -h
-        self.absent = KNOB_ABSENT.get(name)  # what a kernel without it does
+        # what a kernel without it that has the other knob does
+        self.absent = KNOB_ABSENT.get(name)
 
     @property
     def filename(self):
@@ -315,6 +316,21 @@ def read_knob(fs, knob):
     return v
 
 
+def knob_meaning(fs, knob, v):
+    """What value @v (read_knob()) of the knob means, or why there is
+    none."""
+    if v is not None:
+        return knob.describe(v)
+    if not supported(fs):
+        return 'not provided: this kernel has no hugetext'
+    if fs.exists(knob.paths(fs)[0]):
+        return 'unreadable'
+    other, what = knob.absent or (None, None)
+    if other and read_knob(fs, KNOB_BY_NAME[other]) is not None:
+        return 'not provided by this kernel, ' + what
+    return 'not provided by this kernel'
+
+
 def knob_writes(fs, knob, v):
     """What writing number @v to the knob in the running kernel writes:
     [(path, value)]; a bit-file knob's, each bit as "always"/"prctl"."""
@@ -506,15 +522,13 @@ def knobs_main(args, fs):
     if args.format == 'sh':
         sys.stdout.write(format_knobs_sh(KNOBS, pmd, fs))
     elif args.format == 'json':
-        print(json.dumps([{'name': k.name, 'file': knob_file(k),
-                           'path': k.path,
-                           'files73': [knob_file(k, p) for p in k.paths73],
-                           'range': '%s..%s' % (k.lo, k.hi),
-                           'min': k.lo.at(pmd), 'max': k.hi.at(pmd),
-                           'default': k.default.at(pmd),
-                           'storm': k.storm_values(pmd),
-                           'bad': k.bad_values(pmd)} for k in KNOBS],
-                         indent=2))
+        emit_json(fs, {'pmd_size': pmd, 'knobs': [
+            {'name': k.name, 'file': knob_file(k), 'path': k.path,
+             'files73': [knob_file(k, p) for p in k.paths73],
+             'range': '%s..%s' % (k.lo, k.hi),
+             'min': k.lo.at(pmd), 'max': k.hi.at(pmd),
+             'default': k.default.at(pmd), 'storm': k.storm_values(pmd),
+             'bad': k.bad_values(pmd)} for k in KNOBS]})
     else:
         for k in KNOBS:
             print('%-18s %-38s %s, default %s' % (
