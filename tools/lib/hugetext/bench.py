@@ -19,7 +19,7 @@ from .common import (
     ENABLED_NAMES, EXIT_OK, EXIT_USAGE, HugetextError, SPLIT_HUGE_PAGES)
 from .knobs import KNOB_BY_NAME, knob_label, read_knob, write_knob_value
 from .fs import (
-    bounded_int, emit_json, human, parse_uint, pids, require_supported,
+    bounded_int, denied, emit_json, human, parse_uint, pids, require_supported,
     supported, vmstat_counters)
 from .smaps import INTERVAL_MAX, exec_mappings
 
@@ -233,8 +233,9 @@ def run_once(fs, cmd, events, period):
         if events:
             os.unlink(out)
     if p.returncode != 0:
-        raise HugetextError('command failed with exit code %d: %s'
-                            % (p.returncode, ' '.join(cmd)))
+        raise HugetextError('command failed (%s): %s' % (
+            'exit code %d' % p.returncode if p.returncode > 0 else
+            'killed by signal %d' % -p.returncode, ' '.join(cmd)))
     after = vmstat_counters(fs)
     deltas = {k: after[k] - before.get(k, 0) for k in after
               if after[k] != before.get(k, 0)}
@@ -306,8 +307,8 @@ def bench_main(args, fs):
             write_knob_value(fs, knob, v)
         except OSError as e:
             if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-                raise HugetextError('cannot write %s: %s (must be root)'
-                                    % (label, e.strerror))
+                raise HugetextError('cannot write %s: %s (%s)'
+                                    % (label, e.strerror, denied(fs)))
             raise HugetextError('cannot write %s: %s'
                                 % (label, e.strerror))
 

@@ -12,7 +12,7 @@ from .common import (
     PR_HUGETEXT_SET, PR_HUGETEXT_SYSTEM, PR_SET_HUGETEXT,
     VERSION)
 from .knobs import knobs_main, knobs_set_argparser, mode_label, read_mode
-from .fs import Fs, supported
+from .fs import Fs, printable, supported
 from .control import (
     disable_main, disable_set_argparser, enable_main, enable_set_argparser,
     set_main, set_set_argparser, status_main, status_set_argparser)
@@ -119,12 +119,18 @@ SUBCOMMANDS = [
 ]
 
 
+def usage_hint(prog):
+    """What every usage error ends with."""
+    return " (see '%s -h')" % prog
+
+
 class Parser(argparse.ArgumentParser):
     def error(self, message):
         """Bad usage: one line on stderr, exit 2 (not usage + error)."""
         sub = self.prog[len('hugetext'):].strip()
-        self.exit(EXIT_USAGE, 'hugetext: %s%s (see \'%s -h\')\n'
-                  % (sub + ': ' if sub else '', message, self.prog))
+        self.exit(EXIT_USAGE, 'hugetext: %s%s%s\n'
+                  % (sub + ': ' if sub else '', message,
+                     usage_hint(self.prog)))
 
 
 def build_parser():
@@ -139,8 +145,10 @@ def build_parser():
     parser.add_argument('--root', metavar='DIR', help=root_help)
     sub = parser.add_subparsers(dest='command', metavar='COMMAND',
                                 parser_class=Parser)
+    parser.commands = {}
     for name, help_, set_argparser, main in SUBCOMMANDS:
-        p = sub.add_parser(name, help=help_, description=help_)
+        p = parser.commands[name] = sub.add_parser(name, help=help_,
+                                                   description=help_)
         p.add_argument('--root', metavar='DIR', default=argparse.SUPPRESS,
                        help=root_help)
         set_argparser(p)
@@ -150,13 +158,27 @@ def build_parser():
 
 def main(argv=None):
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
     if not getattr(args, 'func', None):
         parser.error('no command given')
-    root = args.root or os.environ.get('HUGETEXT_ROOT') or '/'
-    if not os.path.isdir(root):
-        raise HugetextError('--root %s: not a directory' % root, EXIT_USAGE)
-    return args.func(args, Fs(root))
+    if extra:
+        # the command's own error, hint and all, not the top parser's
+        parser.commands[args.command].error(
+            'unrecognized arguments: %s' % ' '.join(extra))
+    root, where = args.root, '--root %s'
+    if not root and os.environ.get('HUGETEXT_ROOT'):
+        root, where = os.environ['HUGETEXT_ROOT'], 'HUGETEXT_ROOT=%s'
+    if root and not os.path.isdir(root):
+        raise HugetextError((where + ': not a directory') % printable(root) +
+                            usage_hint('hugetext'), EXIT_USAGE)
+    try:
+        return args.func(args, Fs(root or '/'))
+    except HugetextError as e:
+        # bad usage or input found by the command: the same hint as
+        # argparse's errors
+        if e.code == EXIT_USAGE:
+            e.msg += usage_hint('hugetext ' + args.command)
+        raise
 
 
 def run():

@@ -11,7 +11,7 @@ from .knobs import (
     KHUGEPAGED_KNOBS, KNOBS, KNOB_ALIASES, KNOB_BY_NAME, knob_label,
     knob_meaning, knob_writes, read_knob)
 from .fs import (
-    bracketed, khugepaged_running, parse_uint, pmd_name, pmd_size, print_json,
+    bracketed, denied, khugepaged_running, parse_uint, pmd_name, pmd_size, print_json,
     require_supported, supported, vmstat_counters)
 
 
@@ -139,7 +139,7 @@ def write_knob(fs, knob, value, bit=None):
         writes = writes[bit:bit + 1]
     if not fs.exists(writes[0][0]):
         raise HugetextError('this kernel does not provide %s (no %s)'
-                            % (knob.name, knob.path), EXIT_UNSUPPORTED)
+                            % (knob.name, writes[0][0]), EXIT_UNSUPPORTED)
     for path, val in writes:
         write_one(fs, path, val)
     return EXIT_OK
@@ -153,8 +153,8 @@ def write_one(fs, path, val):
         fs.write(path, val)
     except OSError as e:
         if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-            raise HugetextError('cannot write %s: %s (must be root)'
-                                % (path, e.strerror))
+            raise HugetextError('cannot write %s: %s (%s)'
+                                % (path, e.strerror, denied(fs)))
         if e.errno == errno.EOPNOTSUPP:
             pmd = fs.read_int(PMD_SIZE_FILE)
             raise HugetextError(

@@ -137,6 +137,17 @@ def bracketed(s):
     return m.group(1) if m else s
 
 
+ROOT_WRITE_REFUSED = ('refused although running as root: a read-only /sys '
+                      'or /proc, as in a container, or a security module')
+
+
+def denied(fs, need='must be root', as_root=ROOT_WRITE_REFUSED):
+    """Why a read or write was refused (EACCES, EPERM, EROFS), in words:
+    @need where the tool does not run as root on the live system, else
+    @as_root: why the kernel refused root too."""
+    return as_root if fs.live and os.geteuid() == 0 else need
+
+
 def bounded_int(lo, hi, what):
     """An argparse type: a decimal integer lo..hi (@what: its unit and
     what the bound is, for the message)."""

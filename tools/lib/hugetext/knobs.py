@@ -8,7 +8,8 @@ import os
 import re
 import sys
 
-from .common import ENABLED_MEANING, PMD_SIZE_FILE, THP_DIR
+from .common import (
+    ENABLED_MEANING, EXEC_FILE_ENABLED, PMD_SIZE_FILE, THP_DIR)
 from .fs import emit_json, pmd_size, supported
 
 
@@ -104,10 +105,11 @@ class Knob:
 
     def paths(self, fs):
         """The knob's files in the running kernel: [path] in the 6.12
-        series, the 7.3 series' file or bit files where the kernel has
-        those instead; [path] where it has neither."""
+        series, the 7.3 series' file or bit files in a kernel of that
+        series (it has exec_file_enabled), even where it lacks this knob,
+        so that a message names the file it lacks; [path] otherwise."""
         if not fs.exists(self.path) and self.paths73 and \
-                fs.exists(self.paths73[0]):
+                fs.exists(EXEC_FILE_ENABLED):
             return self.paths73
         return [self.path]
 

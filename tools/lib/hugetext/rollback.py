@@ -11,7 +11,7 @@ from .common import (
     HugetextError, SPLIT_HUGE_PAGES)
 from .knobs import KNOB_BY_NAME, knob_writes
 from .fs import (
-    emit_json, human, pids, pmd_size, printable, read_comm, supported)
+    denied, emit_json, human, pids, pmd_size, printable, read_comm, supported)
 from .smaps import aligned_range, exec_mappings
 
 
@@ -135,7 +135,7 @@ def rollback_main(args, fs):
     def failed(e):
         reason = e.strerror or str(e)
         if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-            reason += ' (must be root)'
+            reason += ' (%s)' % denied(fs)
         return 'FAILED: ' + reason, False
 
     def split(value):

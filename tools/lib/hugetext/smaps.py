@@ -13,7 +13,7 @@ from .common import (
     PR_HUGETEXT_SET)
 from .knobs import KNOB_BY_NAME, knob_label, mode_label, read_knob, read_mode
 from .fs import (
-    bounded_int, emit_json, human, parse_uint, pids, pmd_name, pmd_size,
+    bounded_int, denied, emit_json, human, parse_uint, pids, pmd_name, pmd_size,
     printable, read_comm, supported)
 
 # PID_MAX_LIMIT on 64-bit kernels: no PID is larger
@@ -562,8 +562,8 @@ def stat_snapshot(args, fs, pmd):
             raise HugetextError('no such process: %d' % pid)
         except PermissionError:
             raise HugetextError('cannot read /proc/%d/smaps: %s' % (
-                pid, ROOT_REFUSED if fs.live and os.geteuid() == 0 else
-                'must be root or the owner of the process'))
+                pid, denied(fs, 'must be root or the owner of the process',
+                            ROOT_REFUSED)))
     for pid, keep_empty in ([(p, True) for p in found] +
                             [(p, False) for p in (pids(fs) if scan else [])
                              if p not in procs]):
