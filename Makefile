@@ -25,7 +25,7 @@ help:
 	@echo "make stress    debug kernel (KASAN, lockdep) + 10 min exec/toggle/write storm"
 	@echo "make kernel    out/bzImage from the base + patches/6.12/"
 	@echo "make bisect    build every patch of the series on its own, and CONFIG_HUGETEXT=n"
-	@echo "make deb       linux-image/-headers .debs from Debian's own config (KCONFIG=cloud|generic|FILE,"
+	@echo "make deb       linux-image/-headers .debs from Debian's own config, and the tool's (KCONFIG=cloud|generic|FILE,"
 	@echo "               TRIM=qemu|LSMOD-FILE, HUGETEXT_KERNEL=7.3, ARCH=arm64; scripts/deb.sh)"
 	@echo "make system    Debian 12 (debootstrap) with that package, booted in QEMU: MariaDB + sysbench"
 	@echo "make -n check  make check's plan: what it builds, boots and runs (runs nothing)"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make deb: Debian binary packages (linux-image, linux-headers) of the
-# selected series (HUGETEXT_KERNEL, scripts/kernels.list) for the selected
+# selected series, and the hugetext tool's (hugetext_VERSION_all.deb,
+# tools/mkdeb) (HUGETEXT_KERNEL, scripts/kernels.list) for the selected
 # arch (HUGETEXT_ARCH, scripts/arches.list: the host's, or arm64
 # cross-built), from a real distribution configuration, with the kernel's
 # own packaging target (bindeb-pkg).
@@ -184,14 +185,18 @@ build_end "$obj"
 # bindeb-pkg leaves the packages in the object tree's parent
 mapfile -t debs < <(ls "$dir"/linux-image-"$release"_*.deb "$dir"/linux-headers-"$release"_*.deb 2>/dev/null)
 [ ${#debs[@]} -ge 2 ] || die "bindeb-pkg made no linux-image and linux-headers packages in ${dir#"$top"/}"
+# the tool, hugetext_VERSION_all.deb: /usr/sbin/hugetext, its man page
+tool=$("$top/tools/mkdeb" "$dir") || die "the tool's package (tools/mkdeb) failed"
+debs+=("$tool")
 cat <<EOF
 deb: done in $(( $(date +%s) - t0 )) s: hugetext $KERNEL, $ARCH_NAME, configuration $name
 $(for d in "${debs[@]}"; do echo "  $d"; done)
 To use them on a Debian machine ($DEBARCH):
-  1. sudo apt install ./$(basename "${debs[0]}") ./$(basename "${debs[1]}")
+  1. sudo apt install ./$(basename "${debs[0]}") ./$(basename "${debs[1]}") ./$(basename "$tool")
   2. add $BOOT_ON to the kernel command line: GRUB_CMDLINE_LINUX in
      /etc/default/grub, then sudo update-grub
-  3. reboot into $release (uname -r), then: hugetext status
+  3. reboot into $release (uname -r), then: sudo hugetext status
+     (man hugetext; the tool alone goes with sudo apt remove hugetext)
 Modules are signed with the key made for this build,
 ${obj#"$top"/}/certs/signing_key.pem (keep it private; sign modules you
 build later with it).  The image is not signed for Secure Boot.
