@@ -62,6 +62,10 @@ MESSAGES = [
     ('patched', {}, {}, ['stat', '--interval', '0'], 2,
      'stat: argument --interval: 0 is not a whole number of milliseconds '
      'from 1 to 86400000' + HINT % 'stat'),
+    ('patched', {}, {}, ['stat', '--interval', '1', '--count',
+                         '9' * 50], 2,
+     'stat: argument --count: %s is not a whole number of snapshots from 1 '
+     'to 1000000000' % ('9' * 50) + HINT % 'stat'),
     ('patched', {}, {}, ['stat', '--pid', '9999'], 1,
      'no such process: 9999'),
     ('patched', {}, {}, ['stat', '--pid', '0'], 2,

@@ -20,6 +20,9 @@ from .fs import (
 PID_MAX = 4194304
 # the longest --interval: a day, in milliseconds
 INTERVAL_MAX = 86400000
+# the most --count snapshots (beyond it a number is not read exactly:
+# parse_uint)
+COUNT_MAX = 10 ** 9
 
 
 SMAPS_HEADER = re.compile(
@@ -364,7 +367,7 @@ def stat_set_argparser(parser):
                         '(1..%d, a day; with --json one JSON object per '
                         'line)' % INTERVAL_MAX)
     parser.add_argument('--count', metavar='N',
-                        type=bounded_int(1, 10 ** 40, 'snapshots'),
+                        type=bounded_int(1, COUNT_MAX, 'snapshots'),
                         help='with --interval: stop after N snapshots '
                         '(default: until interrupted)')
     parser.add_argument('--json', action='store_true',
