@@ -68,6 +68,15 @@ class TestCheckNumbers(CheckCase):
         self.assertIn('0 can be huge (0 x 2 MB), all of it on small pages',
                       text)
 
+    def test_small_pages_where_the_last_page_fills_the_region(self):
+        # the text ends in the last page before a 2 MB boundary: that
+        # region is huge, the tail none; the head is what is on small pages
+        prog = self.make('prog', [(RX, 0x1ff000, 0x5ff000, 0x400800,
+                                   0x400800)], 0x900000)
+        s = self.check(prog)[0]['segments'][0]
+        self.assertEqual((s['huge_possible'], s['head'], s['tail'],
+                          s['small_pages']), (4 * MB, 0x1000, 0, 0x1000))
+
     def test_pmd_size_in_hex(self):
         prog = self.make('prog', [th.PAD_TEXT], 0x900000)
         for v in ('0x200000', '2097152', '0X200000'):

@@ -11,7 +11,8 @@ from .knobs import (
     KHUGEPAGED_KNOBS, KNOBS, KNOB_ALIASES, KNOB_BY_NAME, knob_label,
     knob_meaning, knob_writes, read_knob)
 from .fs import (
-    bracketed, denied, khugepaged_running, parse_uint, pmd_name, pmd_size, print_json,
+    bracketed, denied, khugepaged_running, parse_uint, pmd_name, pmd_size,
+    print_json,
     require_supported, supported, vmstat_counters)
 
 

@@ -164,12 +164,14 @@ def analyse_segment(e_type, ph, pmd, page, file_size=None):
     full = aligned_regions(lo, map_hi, pmd) * pmd
     seg['huge_possible'] = full if congruent else 0
     seg['huge_if_fixed'] = ((map_hi - lo) // pmd) * pmd
-    # on small pages: all of it, or the head before the first full region
-    # and the tail after the last
-    seg['small_pages'] = max(0, size - seg['huge_possible'])
+    # text on small pages: all of it, or the head before the first full
+    # region and the tail after the last (none where the last region ends
+    # past the text, in its last page)
     first, last = aligned_range(lo, map_hi, pmd)
     seg['head'] = first - lo if seg['huge_possible'] else 0
     seg['tail'] = max(0, hi - last) if seg['huge_possible'] else 0
+    seg['small_pages'] = (seg['head'] + seg['tail'] if seg['huge_possible']
+                          else size)
     advice = []
     if size < pmd:
         seg['verdict'] = 'too-small'

@@ -13,7 +13,8 @@ from .common import (
     PR_HUGETEXT_SET)
 from .knobs import KNOB_BY_NAME, knob_label, mode_label, read_knob, read_mode
 from .fs import (
-    bounded_int, denied, emit_json, human, parse_uint, pids, pmd_name, pmd_size,
+    bounded_int, denied, emit_json, human, parse_uint, pids, pmd_name,
+    pmd_size,
     printable, read_comm, supported)
 
 # PID_MAX_LIMIT on 64-bit kernels: no PID is larger
@@ -467,7 +468,8 @@ def format_rollup(result):
         '+CONGR')]
     for r in result['rollup']:
         lines.append('%7d %-16s %7s %7s %7s %8s %7s %9s' % (
-            r['pid'], printable(r['comm'])[:16], human(r['text']), human(r['ideal']),
+            r['pid'], printable(r['comm'])[:16], human(r['text']),
+            human(r['ideal']),
             human(r['huge']), human(r['missing']), fmt_cov(r['coverage']),
             human(r['if_congruent'])))
     lines.append('(NOTHUGE = IDEAL - HUGE: bytes of full %s regions that '
