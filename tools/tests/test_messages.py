@@ -96,6 +96,10 @@ MESSAGES = [
      "invalid --mode '5' (1..3, file, anon, all)" + HINT % 'bench'),
     ('patched', {}, {}, ['bench', '--', '/nonexistent/cmd'], 2,
      'command not found: /nonexistent/cmd' + HINT % 'bench'),
+    ('patched', {THP + 'hugetext_enabled': 'x\n'}, {},
+     ['bench', '--no-perf', '--', 'true'], 1,
+     'cannot read hugetext_enabled, so bench could not put it back after '
+     'the runs; nothing run'),
     ('patched', {}, {}, ['run'], 2,
      'run: no command given (hugetext run [--off] -- CMD ...)' +
      HINT % 'run'),
@@ -184,6 +188,27 @@ class TestMessagesInProcess(th.FixtureCase):
             self.assertIn(want, e.exception.msg)
             if euid == 0:
                 self.assertNotIn('must be root', e.exception.msg)
+
+    def test_bench_restore_failed_is_said(self):
+        import argparse
+        import contextlib
+        import io
+        from hugetext import bench as ht_bench
+        args = argparse.Namespace(cmd=['--', 'true'], n=1, mode='1',
+                                  sample_ms=100, no_perf=True, json=False)
+        writes = mock.Mock(side_effect=[None, None, None,
+                                        PermissionError(13, 'denied')])
+        out, err = io.StringIO(), io.StringIO()
+        with mock.patch.object(ht_bench, 'write_knob_value', writes), \
+                contextlib.redirect_stdout(out), \
+                contextlib.redirect_stderr(err):
+            rc = ht_bench.bench_main(args, ht_fs.Fs(self.root))
+        self.assertEqual(writes.call_count, 4)
+        self.assertEqual(rc, 1)
+        self.assertIn('could not restore hugetext_enabled to 1: denied',
+                      err.getvalue())
+        self.assertTrue(out.getvalue().endswith(
+            'hugetext mode NOT restored to 1 (the write failed)\n'))
 
     def test_bench_command_killed(self):
         p = self.hugetext('bench', '-n', '1', '--no-perf', '--', 'sh', '-c',

@@ -16,7 +16,8 @@ import threading
 import time
 
 from .common import (
-    ENABLED_NAMES, EXIT_OK, EXIT_USAGE, HugetextError, SPLIT_HUGE_PAGES)
+    ENABLED_NAMES, EXIT_ERROR, EXIT_OK, EXIT_USAGE, HugetextError,
+    SPLIT_HUGE_PAGES)
 from .knobs import KNOB_BY_NAME, knob_label, read_knob, write_knob_value
 from .fs import (
     bounded_int, denied, emit_json, human, parse_uint, pids, require_supported,
@@ -297,6 +298,9 @@ def bench_main(args, fs):
     knob = KNOB_BY_NAME['enabled']
     label = knob_label(fs, knob)
     original = read_knob(fs, knob)
+    if original is None:
+        raise HugetextError('cannot read %s, so bench could not put it back '
+                            'after the runs; nothing run' % label)
     if args.no_perf:
         events, why_not = [], 'disabled with --no-perf'
     else:
@@ -346,19 +350,21 @@ def bench_main(args, fs):
                     else human(last)))
     finally:
         signal.signal(signal.SIGTERM, old_term)
-        if original is not None:
-            try:
-                write_knob_value(fs, knob, original)
-            except OSError as e:
-                print('hugetext: could not restore %s to %s: %s'
-                      % (label, original, e.strerror), file=sys.stderr)
-    out = bench_report(args, cmd, on, original, events, why_not, runs,
+        restored = original
+        try:
+            write_knob_value(fs, knob, original)
+        except OSError as e:
+            restored = None
+            print('hugetext: could not restore %s to %s: %s'
+                  % (label, original, e.strerror), file=sys.stderr)
+    out = bench_report(args, cmd, on, restored, events, why_not, runs,
                        method)
+    out['original'] = original
     if args.json:
         emit_json(fs, out)
     else:
         print(format_bench(out, events))
-    return EXIT_OK
+    return EXIT_OK if restored is not None else EXIT_ERROR
 
 
 def bench_report(args, cmd, on, original, events, why_not, runs, method):
@@ -456,5 +462,8 @@ def format_bench(out, events):
     if out['counters_unavailable_reason']:
         lines.append('counters unavailable: %s'
                      % out['counters_unavailable_reason'])
-    lines.append('hugetext mode restored to %s' % out['restored'])
+    lines.append('hugetext mode restored to %s' % out['restored']
+                 if out['restored'] is not None else
+                 'hugetext mode NOT restored to %s (the write failed)'
+                 % out.get('original'))
     return '\n'.join(lines)
