@@ -210,6 +210,8 @@ for a in $(arch_names | tail -n +2); do
 done
 step deb-refusals "$top/scripts/test-deb.sh"
 step tool-unit-tests python3 -m unittest discover -s "$top/tools/tests"
+# the same tests against the one-file copy make install-tools installs
+step tool-unit-tests-installed "$top/tools/tests/run-installed"
 step bench-unit-tests python3 -m unittest discover -s "$top/bench/tests"
 step tool-stat-json-host sh -c "'$top/tools/hugetext' stat --json | python3 -m json.tool >/dev/null"
 # Ctrl-C and SIGKILL of "make bisect" in a kernel build; the next run is the

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make deb: Debian binary packages (linux-image, linux-headers) of the
-# selected series, and the hugetext tool's (hugetext_VERSION_all.deb,
-# tools/mkdeb) (HUGETEXT_KERNEL, scripts/kernels.list) for the selected
+# selected series (HUGETEXT_KERNEL, scripts/kernels.list), and the
+# hugetext tool's (hugetext_VERSION_all.deb, tools/mkdeb), for the selected
 # arch (HUGETEXT_ARCH, scripts/arches.list: the host's, or arm64
 # cross-built), from a real distribution configuration, with the kernel's
 # own packaging target (bindeb-pkg).
