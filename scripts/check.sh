@@ -47,14 +47,15 @@ step() {
 		fi
 		return 0
 	fi
-	local rc=0
+	local rc=0 secs
 	rig_run "$@" >"$logs/$name.log" 2>&1 || rc=$?
-	times+=("$(( $(date +%s) - s )) step $name")
+	secs=$(( $(date +%s) - s ))
+	times+=("$secs step $name")
 	if [ $rc -eq 0 ]; then
-		ok "$name ($(( $(date +%s) - s ))s)"
+		ok "$name (${secs}s)"
 		return 0
 	fi
-	nok "$name ($(( $(date +%s) - s ))s), log: out/check/$name.log"
+	nok "$name (${secs}s), log: out/check/$name.log"
 	tail -n 30 "$logs/$name.log" | sed 's/^/#   /'
 	return 1
 }
