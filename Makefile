@@ -1,4 +1,4 @@
-# hugetext: code huge pages for Linux 6.12.  See README.md.
+# hugetext: code huge pages for Linux 6.12 LTS and mainline 7.3.  See README.md.
 # Every target installs what it needs (scripts/deps.sh) and writes only out/.
 #
 # The build graph: each kernel's tree (out/src: the base plus patches/6.12/;
@@ -23,7 +23,7 @@ help:
 	@echo "make check     every test; last line 'N passed, N failed'"
 	@echo "make bench     real programs under hugetext / THP always / THP madvise: out/bench/report.md"
 	@echo "make stress    debug kernel (KASAN, lockdep) + 10 min exec/toggle/write storm"
-	@echo "make kernel    out/bzImage from the base + patches/6.12/"
+	@echo "make kernel    out/bzImage from the base + patches/6.12/ (make out/7.3/bzImage: patches/7.3/)"
 	@echo "make bisect    build every patch of the series on its own, and CONFIG_HUGETEXT=n"
 	@echo "make deb       linux-image/-headers .debs from Debian's own config, and the tool's (KCONFIG=cloud|generic|FILE,"
 	@echo "               TRIM=qemu|LSMOD-FILE, HUGETEXT_KERNEL=7.3, ARCH=arm64; scripts/deb.sh)"
