@@ -24,17 +24,26 @@
  *     regions at both ends made full, is PMD-mapped while it runs (a padded
  *     region read huge at its first fault, or, if part of it was cached
  *     already, collapsed by cc1 on its return from the fault: the message
- *     prints hugetext_collapse_ok; measured, all 10 read huge).
+ *     prints hugetext_collapse_ok; measured, all 10 read huge);
+ *   - hugetext_biglib again with readahead off on the device that holds it
+ *     (its queue/read_ahead_kb 0, so the files it opens have ra_pages 0):
+ *     no 2M read at a first fault (hugetext_fault_read +0), nothing
+ *     PMD-mapped, no collapse, the program's results right; the exec-folio
+ *     read of the 7.3 base reads nothing ahead of such a file's faults
+ *     either (before v3 hugetext read every region huge regardless).
  *
  * SKIP when the kernel has no first-fault read (no hugetext_fault_read in
  * /proc/vmstat: the 6.12 series, which collapses instead).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -186,6 +195,65 @@ static void test_cc1(bool pad)
 			 ideal / (2 << 20), read);
 }
 
+/*
+ * hugetext_biglib with readahead off on the device of its library: no 2M
+ * read at its first faults, nothing PMD-mapped, no collapse
+ */
+static void test_ra_off(void)
+{
+	char prog[600], lib[600], ra[128], saved[32] = "";
+	char *argv[] = { prog, "huge", "--timeout", "0", NULL };
+	struct collapse_counts a, b;
+	long got_kb, ideal_kb;
+	struct stat st;
+	ssize_t n;
+	int rc, fd;
+
+	snprintf(prog, sizeof(prog), "%s/hugetext_biglib", self_dir());
+	snprintf(lib, sizeof(lib), "%s/libhugetext_big.so", self_dir());
+	if (stat(lib, &st)) {
+		ksft_test_result_fail("readahead off: %s: %s\n", lib, strerror(errno));
+		return;
+	}
+	/* the disk's queue: the device itself, or the disk of its partition */
+	snprintf(ra, sizeof(ra), "/sys/dev/block/%u:%u/queue/read_ahead_kb",
+		 major(st.st_dev), minor(st.st_dev));
+	if (access(ra, W_OK))
+		snprintf(ra, sizeof(ra), "/sys/dev/block/%u:%u/../queue/read_ahead_kb",
+			 major(st.st_dev), minor(st.st_dev));
+	fd = open(ra, O_RDONLY);
+	n = fd >= 0 ? read(fd, saved, sizeof(saved) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0) {
+		ksft_test_result_skip("readahead off: %s's device %u:%u has no read_ahead_kb\n",
+				      lib, major(st.st_dev), minor(st.st_dev));
+		return;
+	}
+	saved[n] = '\0';
+	saved[strcspn(saved, "\n")] = '\0';
+	if (sysctl_write(ra, "0")) {
+		ksft_test_result_fail("readahead off: cannot write 0 to %s\n", ra);
+		return;
+	}
+	knob_write(KNOB_ENABLED, "1");
+	drop_caches();
+	counts(&a);
+	rc = run_helper(argv, out, sizeof(out), NULL, false);
+	counts(&b);
+	if (sysctl_write(ra, saved))
+		ksft_print_msg("could not restore %s to %s\n", ra, saved);
+	print_indented(out);
+	ideal_kb = parse_after(out, "ideal ");
+	got_kb = parse_after(out, "# FilePmdMapped ");
+	ksft_print_msg("readahead off (%s was %s): PMD-mapped %ld of %ld KB; hugetext_fault_read +%ld, fallback +%ld\n",
+		       ra, saved, got_kb, ideal_kb, b.fault_read - a.fault_read,
+		       b.fault_fallback - a.fault_fallback);
+	ksft_test_result(rc == 0 && ideal_kb > 0 && got_kb == 0 &&
+			 b.fault_read - a.fault_read == 0 && no_collapse(&a, &b),
+			 "readahead off: no 2M read at a first fault, nothing PMD-mapped, no collapse\n");
+}
+
 int main(void)
 {
 	ksft_begin_needing(KNOB_ENABLED, "CONFIG_HUGETEXT");
@@ -193,7 +261,7 @@ int main(void)
 		ksft_exit_skip("this kernel has no first-fault read of program text (no hugetext_fault_read)\n");
 	if (pmd_size() != 2 << 20)
 		ksft_exit_skip("PMD size %lu: the helpers are built for 2M regions\n", pmd_size());
-	ksft_set_plan(3);
+	ksft_set_plan(4);
 	knobs_save();
 	/* THP plays no part; khugepaged parked: one scan now, then 10 minutes */
 	knob_write("enabled", "never");
@@ -205,6 +273,7 @@ int main(void)
 	test_helper("DSO biglib", "hugetext_biglib");
 	test_cc1(false);
 	test_cc1(true);
+	test_ra_off();
 	knobs_restore();
 	ksft_finished();
 }
