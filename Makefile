@@ -13,7 +13,7 @@ S := scripts
 O := out
 
 .PHONY: all demo bench check stress deps source kernel bisect rootfs selftests deb system \
-	series-export series-import tool-test tool-test-installed install-tools clean help FORCE
+	series-export series-import series-kselftest tool-test tool-test-installed install-tools clean help FORCE
 
 all: kernel
 
@@ -31,6 +31,7 @@ help:
 	@echo "make -n check  make check's plan: what it builds, boots and runs (runs nothing)"
 	@echo "Ctrl-C stops any target within seconds (its guests and builds too)."
 	@echo "make series-export   regenerate patches/6.12/ from out/src commits (HUGETEXT_KERNEL=7.3: patches/7.3/)"
+	@echo "make series-kselftest   kselftest/ into out/src's selftest commit (HUGETEXT_KERNEL=7.3: out/7.3/src)"
 	@echo "make install-tools   install tools/hugetext and its man page (PREFIX=/usr/local)"
 
 # --- the build graph ---------------------------------------------------------
@@ -212,6 +213,10 @@ series-export:
 
 series-import: deps
 	@$(S)/series.sh import
+
+# kselftest/ into out/src's selftest commit (HUGETEXT_KERNEL=7.3: out/7.3/src's)
+series-kselftest:
+	@$(S)/series.sh kselftest
 
 PREFIX ?= /usr/local
 install-tools:

@@ -1,0 +1,4771 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hugetext: program text on PMD-sized folios whatever the THP mode.
+ *
+ * A file of small functions (one a page, each returning its page number)
+ * is written to the current directory, which must be on a filesystem whose
+ * page cache holds PMD-sized folios (ext4, xfs, btrfs), evicted, mapped
+ * PROT_READ | PROT_EXEC, MAP_PRIVATE, congruent to its file offset, and
+ * run: every function is called and its result checked, so the bytes
+ * executed are the file's.
+ *
+ * For hugetext_enabled 0 and 1 against THP "never", "madvise" and
+ * "always", 2 (bit 1 alone) under "madvise" and 3 under "never"
+ * (FIXTURE_VARIANT; bit 0 decides for text): with 1, a full 2M region is
+ * PMD-mapped from its first fault, and calling every function of it takes
+ * one fault; with 0, nothing is PMD-mapped by the first faults and they
+ * are many (THP "always" alone leaves the text to khugepaged).  With 1,
+ * and not with 0:
+ * a mapping not congruent to its file offset, MADV_NOHUGEPAGE and
+ * PR_SET_THP_DISABLE stay on small pages, and a region already partly
+ * cached in small folios falls back (hugetext_fault_fallback) and is
+ * collapsed by the process itself on its return from the fault
+ * (hugetext_collapse_ok), PMD-mapped when the call returns.
+ * MADV_NOHUGEPAGE after the first fault unmaps the PMDs hugetext made, not
+ * those THP "always", "madvise" with MADV_HUGEPAGE, or MADV_COLLAPSE
+ * made.  Then prctl(PR_SET_HUGETEXT)
+ * both ways; the cap (max_nr_hugetext 1: a region without a slot is not
+ * PMD-mapped and MADV_COLLAPSE of it fails with EBUSY; text hugetext does
+ * not map is not capped); a private mapping of a data file keeps
+ * upstream's readahead with hugetext on; JIT code (hugetext bit 1, the jit
+ * fixture); a PIE placed congruent (hugetext_exec_bias()) with bit 0 on,
+ * and not with it off, keeping mmap_rnd_bits less the PMD shift of ASLR
+ * (fixture aslr); a secure exec that forgets the process's setting;
+ * anonymous memory and a data file on overlayfs placed as without
+ * hugetext (anon_placement, overlay_data_file); the boot parameter as
+ * the kernel was booted (boot_param); hugetext refused where a PMD maps
+ * more than 32M (big_pmd); and the bad-input matrices of the knob, of the padding knobs and of the
+ * cap's knobs.  A third fixture, collapse, races MADV_COLLAPSE of a file
+ * with hole punching, opens for write and eviction (no deadlock, the text
+ * intact) and with eviction alone (a lost race is EAGAIN, never EINVAL).
+ * Opens for write at once of a file with a huge folio in its page cache
+ * lose no write (fixture dirty_open).
+ * MADV_COLLAPSE maps a text region alone in a span of the address space
+ * whose page table exists, and one whose table was never allocated.
+ * A fourth, pad, writes and runs a static program whose text has a
+ * partial region at each end, against the padding knobs.  A fifth,
+ * sampler, runs children that keep some of ten regions of text and two
+ * of JIT code hot, against the cap's sampler: the hot regions get the
+ * slots and keep them with few TLB flushes, the slots follow a phase
+ * change, each process has its own, a lowered cap demotes, text and JIT
+ * code share one budget, a process that opted in alone is sampled, none
+ * is with hugetext off for all, and under THP defrag "never" with memory
+ * fragmented no huge page hugetext asks for compacts directly.
+ *
+ * A kernel whose hugetext collapses new text at mmap() instead of reading
+ * it at the first fault (no hugetext_fault_read in /proc/vmstat) runs the
+ * same binary: there every full region of the mapping is PMD-mapped after
+ * the first fault, not only the one faulted; MADV_NOHUGEPAGE, which comes
+ * after the mmap(), is not checked under THP "always" (such a kernel keeps
+ * the PMDs THP's own rules allow); the partly cached fallback is skipped.
+ * There, and only there, text is PMD-mapped before it runs: a program
+ * stopped by its exec (pad.at_exec), a PIE when main() starts
+ * (pie_placement), a library when dlopen() returns (lib); the skipped
+ * mappings are counted (not_congruent, write_open, pad.thp_disable).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <grp.h>
+#include <limits.h>
+#include <link.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <linux/falloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/mman.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/param.h>
+#include <sys/klog.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/auxv.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <linux/magic.h>
+
+#include "kselftest_harness.h"
+#include "thp_settings.h"
+#include "vm_util.h"
+
+/*
+ * What this tree's selftest library lacks or has in an older form: the
+ * checks of PMD mappings find the VMA by its start and take no length
+ * (the test's calls all pass a VMA's start).
+ */
+static bool huge_file(void *addr, int nr, uint64_t size)
+{
+	return check_huge_file(addr, nr, size);
+}
+
+static bool huge_anon(void *addr, int nr, uint64_t size)
+{
+	return check_huge_anon(addr, nr, size);
+}
+
+#define check_huge_file(addr, len, nr, size)	huge_file(addr, ((void)(len), nr), size)
+#define check_huge_anon(addr, len, nr, size)	huge_anon(addr, ((void)(len), nr), size)
+#ifndef FORCE_READ
+#define FORCE_READ(x)	do { typeof(x) __v = (x); asm volatile("" : "+r" (__v)); } while (0)
+#endif
+
+static int sz2ord(size_t size, size_t pagesize)
+{
+	return __builtin_ctzll(size / pagesize);
+}
+
+#ifndef PR_SET_HUGETEXT
+#define PR_SET_HUGETEXT		82
+#define PR_GET_HUGETEXT		83
+#define PR_HUGETEXT_SYSTEM	0
+#define PR_HUGETEXT_TEXT	0x1UL
+#define PR_HUGETEXT_JIT		0x2UL
+#define PR_HUGETEXT_SET		0x4UL
+#endif
+#ifndef XFS_SUPER_MAGIC
+#define XFS_SUPER_MAGIC		0x58465342
+#endif
+
+#define KNOB "/sys/kernel/mm/transparent_hugepage/hugetext_enabled"
+#define PAD_KNOB "/sys/kernel/mm/transparent_hugepage/hugetext_pad_threshold"
+#define RODATA_KNOB "/sys/kernel/mm/transparent_hugepage/hugetext_pad_rodata"
+#define CAP_KNOB "/sys/kernel/mm/transparent_hugepage/khugepaged/max_nr_hugetext"
+#define SAMPLE_KNOB \
+	"/sys/kernel/mm/transparent_hugepage/khugepaged/hugetext_sample_millisecs"
+#define NR_REGIONS 2
+
+typedef unsigned int (*fn_t)(void);
+
+/* a function returning @n, at @p */
+static size_t emit_fn(unsigned char *p, unsigned int n)
+{
+#if defined(__x86_64__)
+	p[0] = 0xb8;			/* mov $n, %eax */
+	memcpy(p + 1, &n, 4);
+	p[5] = 0xc3;			/* ret */
+	return 6;
+#elif defined(__aarch64__)
+	unsigned int insn[2] = {
+		0x52800000 | ((n & 0xffff) << 5),	/* mov w0, #n */
+		0xd65f03c0,				/* ret */
+	};
+
+	memcpy(p, insn, sizeof(insn));
+	return sizeof(insn);
+#else
+	return 0;
+#endif
+}
+
+/* the number after "@name@sep" in the file @path, -1 if no line has it */
+static long proc_field(const char *path, const char *name, char sep)
+{
+	char line[128];
+	size_t len = strlen(name);
+	long v = -1;
+	FILE *f = fopen(path, "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, len) && line[len] == sep)
+			v = strtol(line + len + 1, NULL, 10);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* a /proc/vmstat counter, -1 if the kernel has none of that name */
+static long read_vmstat(const char *name)
+{
+	return proc_field("/proc/vmstat", name, ' ');
+}
+
+static int path_write(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n == (ssize_t)strlen(val) ? 0 : -errno;
+}
+
+static int knob_write(const char *val)
+{
+	return path_write(KNOB, val);
+}
+
+/* @v in decimal to @path: 0 or -errno */
+static int path_write_num(const char *path, unsigned long v)
+{
+	char val[24];
+
+	snprintf(val, sizeof(val), "%lu", v);
+	return path_write(path, val);
+}
+
+static unsigned long knob_read(void)
+{
+	return read_num(KNOB);
+}
+
+/* is the current directory on a filesystem with PMD-sized page cache folios? */
+static bool huge_cache_fs(void)
+{
+	struct statfs sfs;
+
+	return !statfs(".", &sfs) &&
+	       (sfs.f_type == EXT4_SUPER_MAGIC || sfs.f_type == XFS_SUPER_MAGIC ||
+		sfs.f_type == BTRFS_SUPER_MAGIC);
+}
+
+/* @path: @len bytes of functions, one a 4K page returning its number */
+static int write_functions(const char *path, size_t len)
+{
+	unsigned char page[4096];
+	int fd, ret = 0;
+	size_t off;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		return -errno;
+	for (off = 0; !ret && off < len; off += sizeof(page)) {
+		memset(page, 0xcc, sizeof(page));	/* int3 / padding */
+		emit_fn(page, off / sizeof(page));
+		if (pwrite(fd, page, sizeof(page), off) != (ssize_t)sizeof(page))
+			ret = -EIO;
+	}
+	if (!ret && fsync(fd))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* the test file and its mapping */
+struct text {
+	size_t pmdsize, len;
+	char path[64];
+	int fd;
+	char *reserve, *text;
+};
+
+FIXTURE(hugetext)
+{
+	struct thp_settings settings;
+	unsigned long mode_saved;
+	long cap_saved, sample_saved;	/* -1: no cap in this kernel */
+	struct text t;
+};
+
+FIXTURE_VARIANT(hugetext)
+{
+	int mode;
+	enum thp_enabled thp;
+};
+
+FIXTURE_VARIANT_ADD(hugetext, off_never) { .mode = 0, .thp = THP_NEVER };
+FIXTURE_VARIANT_ADD(hugetext, off_madvise) { .mode = 0, .thp = THP_MADVISE };
+FIXTURE_VARIANT_ADD(hugetext, off_always) { .mode = 0, .thp = THP_ALWAYS };
+FIXTURE_VARIANT_ADD(hugetext, text_never) { .mode = 1, .thp = THP_NEVER };
+FIXTURE_VARIANT_ADD(hugetext, text_madvise) { .mode = 1, .thp = THP_MADVISE };
+FIXTURE_VARIANT_ADD(hugetext, text_always) { .mode = 1, .thp = THP_ALWAYS };
+/* the other bit alone leaves file text alone; both bits are bit 0's */
+FIXTURE_VARIANT_ADD(hugetext, jit_madvise) { .mode = 2, .thp = THP_MADVISE };
+FIXTURE_VARIANT_ADD(hugetext, both_never) { .mode = 3, .thp = THP_NEVER };
+
+FIXTURE_SETUP(hugetext)
+{
+	unsigned char page[4096];
+
+	if (access(KNOB, F_OK))
+		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
+	if (!emit_fn(page, 0))
+		SKIP(return, "no code generator for this architecture\n");
+	if (getpagesize() != sizeof(page))
+		SKIP(return, "page size %d: the functions are laid out for 4K\n",
+		     getpagesize());
+	self->t.pmdsize = read_pmd_pagesize();
+	if (!self->t.pmdsize)
+		SKIP(return, "Unable to read PMD size\n");
+	if (!huge_cache_fs())
+		SKIP(return, "not ext4, xfs or btrfs: no PMD-sized page cache folios\n");
+
+	/* NR_REGIONS full regions of functions after a first page */
+	self->t.len = (NR_REGIONS + 1) * self->t.pmdsize;
+	snprintf(self->t.path, sizeof(self->t.path), "hugetext-test.%d", getpid());
+	ASSERT_EQ(write_functions(self->t.path, self->t.len), 0);
+	/* mapped read-only: a file open for write is not text to a kernel */
+	self->t.fd = open(self->t.path, O_RDONLY);
+	ASSERT_GE(self->t.fd, 0);
+
+	/* room to place the mapping at a PMD boundary (+ an offset) */
+	self->t.reserve = mmap(NULL, self->t.len + 2 * self->t.pmdsize, PROT_NONE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(self->t.reserve, MAP_FAILED);
+	self->t.text = NULL;
+
+	self->mode_saved = knob_read();
+	self->cap_saved = access(CAP_KNOB, F_OK) ? -1 : (long)read_num(CAP_KNOB);
+	self->sample_saved = access(SAMPLE_KNOB, F_OK) ? -1 : (long)read_num(SAMPLE_KNOB);
+	thp_save_settings();
+	thp_read_settings(&self->settings);
+	self->settings.thp_enabled = variant->thp;
+	self->settings.hugepages[sz2ord(self->t.pmdsize, getpagesize())].enabled = THP_INHERIT;
+	/*
+	 * khugepaged must not collapse behind the test's back: it sleeps
+	 * 10 minutes after the pass this write wakes it for, and it collapses
+	 * no range with a page missing, as the test's ranges have
+	 */
+	self->settings.khugepaged.scan_sleep_millisecs = 600000;
+	self->settings.khugepaged.alloc_sleep_millisecs = 600000;
+	self->settings.khugepaged.max_ptes_none = 0;
+	self->settings.hugetext_enabled = variant->mode;
+	thp_write_settings(&self->settings);
+	ASSERT_EQ(path_write_num(KNOB, variant->mode), 0);
+}
+
+FIXTURE_TEARDOWN(hugetext)
+{
+	path_write_num(KNOB, self->mode_saved);
+	if (self->sample_saved >= 0)
+		path_write_num(SAMPLE_KNOB, self->sample_saved);
+	if (self->cap_saved >= 0)
+		path_write_num(CAP_KNOB, self->cap_saved);
+	thp_restore_settings();
+	prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SYSTEM, 0, 0, 0);
+	munmap(self->t.reserve, self->t.len + 2 * self->t.pmdsize);
+	close(self->t.fd);
+	unlink(self->t.path);
+}
+
+/*
+ * Evict the file's page cache, then map [@off, @off + @len) of it at a PMD
+ * boundary + @off + @shift; ->text is where file offset 0 would be, so
+ * that run_region() and the checks address regions by file offset.  A
+ * mapping of one region is a VMA of its own: smaps counts only it.
+ */
+static char *map_range(struct text *self, size_t off, size_t len, size_t shift)
+{
+	unsigned long base = ((unsigned long)self->reserve + self->pmdsize - 1) &
+			     ~(self->pmdsize - 1);
+	char *p;
+
+	posix_fadvise(self->fd, 0, 0, POSIX_FADV_DONTNEED);
+	p = mmap((char *)base + off + shift, len, PROT_READ | PROT_EXEC,
+		 MAP_PRIVATE | MAP_FIXED, self->fd, off);
+	if (p == MAP_FAILED)
+		return p;
+	self->text = p - off;
+	return p;
+}
+
+static char *map_text(struct text *self, size_t shift)
+{
+	return map_range(self, 0, self->len, shift);
+}
+
+/*
+ * Call every function of [@start, @start + @len) of @text (file offsets)
+ * once: the number of page faults that took, or -1 if a function returned
+ * the wrong number (bytes executed that are not the file's).
+ */
+static long run_range(char *text, size_t start, size_t len)
+{
+	struct rusage r0, r1;
+	long bad = 0;
+	size_t off;
+
+	getrusage(RUSAGE_SELF, &r0);
+	for (off = start; off < start + len; off += 4096)
+		if (((fn_t)(text + off))() != off / 4096)
+			bad++;
+	getrusage(RUSAGE_SELF, &r1);
+	if (bad)
+		return -1;
+	return (r1.ru_minflt - r0.ru_minflt) + (r1.ru_majflt - r0.ru_majflt);
+}
+
+/* run_range() of region @r: file offsets [r, r + 1) * PMD */
+static long run_region(struct text *self, int r)
+{
+	return run_range(self->text, (size_t)r * self->pmdsize, self->pmdsize);
+}
+
+/* a full region's first faults: one PMD whatever THP says, or small pages */
+TEST_F(hugetext, first_fault)
+{
+	long read0 = read_vmstat("hugetext_fault_read");
+	long alloc0 = read_vmstat("thp_collapse_alloc");
+	long ok0 = read_vmstat("hugetext_collapse_ok");
+	/* a collapse at mmap() maps every full region, not the faulted one */
+	int all = self->t.len / self->t.pmdsize;
+	long faults;
+
+	ASSERT_NE(map_text(&self->t, 0), MAP_FAILED);
+	faults = run_region(&self->t, 1);
+	ASSERT_GE(faults, 0);
+	if (variant->mode & 1) {
+		/* smaps entries are found by their VMA's start */
+		EXPECT_TRUE(check_huge_file(self->t.text, self->t.len,
+					    read0 >= 0 ? 1 : all, self->t.pmdsize));
+		EXPECT_LE(faults, 2);
+		if (read0 >= 0)
+			EXPECT_GE(read_vmstat("hugetext_fault_read") - read0, 1);
+	} else {
+		EXPECT_TRUE(check_huge_file(self->t.text, self->t.len, 0, self->t.pmdsize));
+		/* at least one fault per fault-around window (64K by default) */
+		EXPECT_GE(faults, (long)(self->t.pmdsize / (64 << 10)));
+		EXPECT_EQ(read_vmstat("hugetext_fault_read"), read0);
+	}
+	/* the second region, and again the first: still the file's code */
+	ASSERT_GE(run_region(&self->t, 2), 0);
+	ASSERT_GE(run_region(&self->t, 1), 0);
+	if (variant->mode & 1)
+		EXPECT_TRUE(check_huge_file(self->t.text, self->t.len,
+					    read0 >= 0 ? NR_REGIONS : all, self->t.pmdsize));
+	/*
+	 * Read huge at the first fault, nothing collapsed: neither by the
+	 * process on its return from the fault nor by anyone (under THP
+	 * "never" khugepaged's one pass after the setup has nothing to take)
+	 */
+	if (read0 >= 0 && (variant->mode & 1) && variant->thp == THP_NEVER) {
+		EXPECT_EQ(read_vmstat("thp_collapse_alloc"), alloc0);
+		EXPECT_EQ(read_vmstat("hugetext_collapse_ok"), ok0);
+	}
+}
+
+/*
+ * not congruent to the file offset: no PMD can map it (a kernel that
+ * collapses text at mmap() counts it in hugetext_skip_not_congruent)
+ */
+TEST_F(hugetext, not_congruent)
+{
+	long skip0 = read_vmstat("hugetext_skip_not_congruent");
+
+	ASSERT_NE(map_text(&self->t, 4096), MAP_FAILED);
+	ASSERT_GE(run_region(&self->t, 1), 0);
+	EXPECT_TRUE(check_huge_file(self->t.text, self->t.len, 0, self->t.pmdsize));
+	if (skip0 >= 0 && (variant->mode & 1))
+		EXPECT_GT(read_vmstat("hugetext_skip_not_congruent"), skip0);
+}
+
+/*
+ * A file open for write is not text: its executable mapping stays on
+ * small pages with hugetext on, counted in hugetext_skip_write_open, on a
+ * kernel that collapses text at mmap() (one that reads text at the first
+ * fault has no such counter and follows the page cache's own rules)
+ */
+TEST_F(hugetext, write_open)
+{
+	long skip0 = read_vmstat("hugetext_skip_write_open");
+	int wfd;
+
+	if (skip0 < 0)
+		SKIP(return, "no hugetext_skip_write_open: text is read at its first fault\n");
+	wfd = open(self->t.path, O_RDWR);
+	ASSERT_GE(wfd, 0);
+	ASSERT_NE(map_text(&self->t, 0), MAP_FAILED);
+	EXPECT_GE(run_region(&self->t, 1), 0);
+	EXPECT_TRUE(check_huge_file(self->t.text, self->t.len, 0, self->t.pmdsize));
+	if (variant->mode & 1)
+		EXPECT_GT(read_vmstat("hugetext_skip_write_open"), skip0);
+	close(wfd);
+}
+
+/* opt-outs: MADV_NOHUGEPAGE and PR_SET_THP_DISABLE */
+TEST_F(hugetext, opt_out)
+{
+	bool at_fault = read_vmstat("hugetext_fault_read") >= 0;
+
+	ASSERT_NE(map_text(&self->t, 0), MAP_FAILED);
+	ASSERT_EQ(madvise(self->t.text, self->t.len, MADV_NOHUGEPAGE), 0);
+	ASSERT_GE(run_region(&self->t, 1), 0);
+	if (at_fault || variant->thp != THP_ALWAYS)
+		EXPECT_TRUE(check_huge_file(self->t.text, self->t.len, 0, self->t.pmdsize));
+	munmap(self->t.text, self->t.len);
+
+	ASSERT_EQ(prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0), 0);
+	ASSERT_NE(map_text(&self->t, 0), MAP_FAILED);
+	ASSERT_GE(run_region(&self->t, 1), 0);
+	EXPECT_TRUE(check_huge_file(self->t.text, self->t.len, 0, self->t.pmdsize));
+	ASSERT_EQ(prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0), 0);
+}
+
+/*
+ * MADV_COLLAPSE of [@p, @p + @len), again every 20 ms (50 times at most)
+ * while it loses a race (EAGAIN): 0, or the errno of the last call
+ */
+static int collapse_retry(char *p, size_t len)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < 50; i++) {
+		ret = madvise(p, len, MADV_COLLAPSE) ? errno : 0;
+		if (ret != EAGAIN)
+			break;
+		usleep(20000);
+	}
+	return ret;
+}
+
+/*
+ * MADV_NOHUGEPAGE once the text is PMD-mapped: the PMDs hugetext made go,
+ * and the range refaults with small pages, still the file's code; PMDs
+ * THP's own settings or MADV_COLLAPSE made stay, as without hugetext.
+ * @advised: the range is advised MADV_HUGEPAGE before its first fault, so
+ * THP's own settings map it huge under "madvise" as under "always", and
+ * only under "never" is hugetext what made it huge.
+ */
+static void opt_out_late_run(struct __test_metadata *_metadata, struct text *t,
+			     int mode, enum thp_enabled thp, bool advised)
+{
+	char *p = map_range(t, t->pmdsize, t->pmdsize, 0);
+	bool thp_maps = advised ? thp != THP_NEVER : thp == THP_ALWAYS;
+	int left = (mode & 1) && !thp_maps ? 0 : 1;
+
+	ASSERT_NE(p, MAP_FAILED);
+	if (advised)
+		ASSERT_EQ(madvise(p, t->pmdsize, MADV_HUGEPAGE), 0);
+	ASSERT_GE(run_region(t, 1), 0);
+	if (!(mode & 1))
+		ASSERT_EQ(collapse_retry(p, t->pmdsize), 0);
+	ASSERT_TRUE(check_huge_file(p, t->pmdsize, 1, t->pmdsize));
+	ASSERT_EQ(madvise(p, t->pmdsize, MADV_NOHUGEPAGE), 0);
+	EXPECT_TRUE(check_huge_file(p, t->pmdsize, left, t->pmdsize));
+	ASSERT_GE(run_region(t, 1), 0);
+	EXPECT_TRUE(check_huge_file(p, t->pmdsize, left, t->pmdsize));
+}
+
+TEST_F(hugetext, opt_out_late)
+{
+	opt_out_late_run(_metadata, &self->t, variant->mode, variant->thp, false);
+}
+
+TEST_F(hugetext, opt_out_late_advised)
+{
+	opt_out_late_run(_metadata, &self->t, variant->mode, variant->thp, true);
+}
+
+/*
+ * A region partly cached in small folios keeps them at its first fault: a
+ * counted fallback.  Once the region is all cached khugepaged may collapse
+ * it (hugetext's fallback); the setup's settings wake it for one pass,
+ * which on SMP can meet the region between the fault and the check.  Such
+ * a collapse (thp_collapse_alloc moved) is not the fault's doing: the test
+ * runs again on a fresh mapping, up to three times.
+ */
+TEST_F(hugetext, partly_cached)
+{
+	long fb0 = read_vmstat("hugetext_fault_fallback");
+	char *region = self->t.text;
+	bool done = false, small = false;
+	long fb, ok = 0;
+	char buf[4096];
+	int try;
+
+	if (fb0 < 0)
+		SKIP(return, "this kernel collapses text at mmap(), no first-fault read\n");
+	/*
+	 * The setup's settings may wake khugepaged for a pass, which can
+	 * collapse the region (all cached by then) before the fault: then
+	 * again, on a fresh mapping.
+	 */
+	for (try = 0; try < 3 && !done; try++) {
+		long collapses = read_vmstat("thp_collapse_alloc");
+
+		if (try) {
+			ksft_print_msg("khugepaged collapsed the region before the check: again\n");
+			munmap(region, self->t.pmdsize);
+		}
+		region = map_range(&self->t, self->t.pmdsize, self->t.pmdsize, 0);
+		ASSERT_NE(region, MAP_FAILED);
+		/*
+		 * one small folio in the middle of region 1: no readahead
+		 * (which could read the whole region into a PMD-sized folio)
+		 */
+		ASSERT_EQ(posix_fadvise(self->t.fd, 0, 0, POSIX_FADV_RANDOM), 0);
+		ASSERT_EQ(pread(self->t.fd, buf, sizeof(buf),
+				self->t.pmdsize + self->t.pmdsize / 2), (ssize_t)sizeof(buf));
+		ASSERT_EQ(posix_fadvise(self->t.fd, 0, 0, POSIX_FADV_NORMAL), 0);
+		fb = read_vmstat("hugetext_fault_fallback");
+		ok = read_vmstat("hugetext_collapse_ok");
+		ASSERT_GE(run_region(&self->t, 1), 0);
+		if (variant->mode & 1) {
+			/* the fault fell back: the case under test */
+			done = read_vmstat("hugetext_fault_fallback") > fb;
+		} else {
+			small = check_huge_file(region, self->t.pmdsize, 0, self->t.pmdsize);
+			done = small || read_vmstat("thp_collapse_alloc") == collapses;
+		}
+	}
+	if (variant->mode & 1) {
+		/*
+		 * the fault read small folios, and the process collapsed the
+		 * region on its return to user space: the region ran on a
+		 * PMD before run_region() returned, without khugepaged
+		 */
+		EXPECT_TRUE(done);
+		EXPECT_GE(read_vmstat("hugetext_collapse_ok") - ok, 1);
+		EXPECT_TRUE(check_huge_file(region, self->t.pmdsize, 1, self->t.pmdsize));
+	} else {
+		EXPECT_TRUE(small);
+	}
+}
+
+/* prctl(PR_SET_HUGETEXT): the process's own bit 0, against the knob */
+TEST_F(hugetext, prctl)
+{
+	unsigned long own = variant->mode & 1 ? PR_HUGETEXT_SET :
+			    PR_HUGETEXT_SET | PR_HUGETEXT_TEXT;
+
+	if (prctl(PR_GET_HUGETEXT, 0, 0, 0, 0) < 0)
+		SKIP(return, "no PR_SET_HUGETEXT in this kernel\n");
+	ASSERT_EQ(prctl(PR_SET_HUGETEXT, own, 0, 0, 0), 0);
+	ASSERT_EQ(prctl(PR_GET_HUGETEXT, 0, 0, 0, 0), (int)own);
+	ASSERT_NE(map_range(&self->t, self->t.pmdsize, self->t.pmdsize, 0), MAP_FAILED);
+	ASSERT_GE(run_region(&self->t, 1), 0);
+	/* the opposite of what the knob alone gives */
+	EXPECT_TRUE(check_huge_file(self->t.text + self->t.pmdsize, self->t.pmdsize,
+				    variant->mode & 1 ? 0 : 1, self->t.pmdsize));
+	EXPECT_EQ(prctl(PR_SET_HUGETEXT, 1, 0, 0, 0), -1);	/* no SET bit */
+	EXPECT_EQ(errno, EINVAL);
+	EXPECT_EQ(prctl(PR_SET_HUGETEXT, own, 1, 0, 0), -1);	/* arg3 */
+	EXPECT_EQ(errno, EINVAL);
+	EXPECT_EQ(prctl(PR_GET_HUGETEXT, 0, 0, 0, 0), (int)own);
+}
+
+/*
+ * Read @len bytes of @path through a private read-only mapping, in order,
+ * a byte a page, from a cold cache, with hugetext set to @pr for this
+ * process: the major faults it took (each one a synchronous read), or -1.
+ */
+/*
+ * max_nr_hugetext at 1, its sampling period at 10 minutes: a region gets
+ * a slot only after two sampled periods of use, so none of the new
+ * mapping's has one.  With hugetext on, the region the test runs is not
+ * PMD-mapped and MADV_COLLAPSE of it fails with EBUSY; with hugetext off
+ * the cap does not apply and MADV_COLLAPSE maps it.  With the cap back at
+ * 0, MADV_COLLAPSE maps it either way.
+ */
+TEST_F(hugetext, cap)
+{
+	char *r1;
+
+	if (self->cap_saved < 0 || self->sample_saved < 0)
+		SKIP(return, "no max_nr_hugetext in this kernel\n");
+	ASSERT_EQ(path_write(SAMPLE_KNOB, "600000"), 0);
+	ASSERT_EQ(path_write(CAP_KNOB, "1"), 0);
+	ASSERT_NE(map_text(&self->t, 0), MAP_FAILED);
+	ASSERT_GE(run_region(&self->t, 1), 0);
+	r1 = self->t.text + self->t.pmdsize;
+	if (variant->mode & 1) {
+		EXPECT_TRUE(check_huge_file(self->t.text, self->t.len, 0, self->t.pmdsize));
+		EXPECT_EQ(madvise(r1, self->t.pmdsize, MADV_COLLAPSE), -1);
+		EXPECT_EQ(errno, EBUSY);
+		EXPECT_TRUE(check_huge_file(self->t.text, self->t.len, 0, self->t.pmdsize));
+	} else {
+		EXPECT_EQ(collapse_retry(r1, self->t.pmdsize), 0);
+		EXPECT_TRUE(check_huge_file(self->t.text, self->t.len, 1, self->t.pmdsize));
+	}
+	ASSERT_EQ(path_write(CAP_KNOB, "0"), 0);
+	EXPECT_EQ(collapse_retry(r1, self->t.pmdsize), 0);
+	EXPECT_TRUE(check_huge_file(self->t.text, self->t.len, 1, self->t.pmdsize));
+	/* still the file's code */
+	ASSERT_GE(run_region(&self->t, 1), 0);
+}
+
+/*
+ * The two collapse_file() fixes at the base of this series, raced the
+ * way they were found.  A file of STORM_REGIONS full regions of functions
+ * is mapped PROT_READ | PROT_EXEC and collapsed region by region with
+ * MADV_COLLAPSE by one process, while others, for a few seconds:
+ *
+ *  - vs_punch: open the file for write and close it (on kernels with
+ *    READ_ONLY_THP_FOR_FS that truncates its huge page cache), punch a hole
+ *    of two regions and write its bytes back (hole punching takes
+ *    invalidate_lock, then the folio locks, as truncation does), and evict
+ *    the file's page cache: collapse_file() used to read a hole of its
+ *    range with the range's earlier folios locked, and readahead takes
+ *    invalidate_lock -- an ABBA deadlock (2 runs of 2 hung in 20 s on
+ *    7.3.4, 2 vCPUs).  Every task must finish, and the text, collapsed once
+ *    more, runs the file's code: each function returns its page number.
+ *  - vs_evict: the collapser drops each region it collapsed, so that the
+ *    next collapse reads holes again, and an evictor empties the range
+ *    between the collapse and its mapping of the new folio: MADV_COLLAPSE
+ *    used to say EINVAL (cannot be collapsed) of a range it had just
+ *    collapsed; a lost race is EAGAIN.  At least one EAGAIN (the race ran)
+ *    and no EINVAL (428 EAGAIN to 67 EINVAL in 15 s before the fix).
+ *
+ * Neither needs hugetext: on a kernel without it they test MADV_COLLAPSE.
+ */
+#define STORM_REGIONS	8
+#define STORM_GRACE	30
+
+struct storm {
+	long collapsed, eagain, einval, other, opens, punches, evicts;
+};
+
+/* the file, and the counters its storm's tasks share */
+struct storm_file {
+	size_t pmdsize, len;
+	char path[64];
+	struct storm *c;
+};
+
+FIXTURE(collapse)
+{
+	struct thp_settings settings;
+	long cap_saved;
+	struct storm_file f;
+};
+
+FIXTURE_SETUP(collapse)
+{
+	unsigned char page[4096];
+
+	self->f.c = MAP_FAILED;
+	self->f.path[0] = 0;
+	if (!emit_fn(page, 0))
+		SKIP(return, "no code generator for this architecture\n");
+	if (getpagesize() != sizeof(page))
+		SKIP(return, "page size %d: the functions are laid out for 4K\n",
+		     getpagesize());
+	self->f.pmdsize = read_pmd_pagesize();
+	if (!self->f.pmdsize)
+		SKIP(return, "Unable to read PMD size\n");
+	if (!huge_cache_fs())
+		SKIP(return, "not ext4, xfs or btrfs: no PMD-sized page cache folios\n");
+	self->f.len = STORM_REGIONS * self->f.pmdsize;
+	snprintf(self->f.path, sizeof(self->f.path), "hugetext-storm.%d", getpid());
+	ASSERT_EQ(write_functions(self->f.path, self->f.len), 0);
+	self->f.c = mmap(NULL, sizeof(*self->f.c), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(self->f.c, MAP_FAILED);
+
+	/* MADV_COLLAPSE under THP "madvise", khugepaged out of the way */
+	thp_save_settings();
+	thp_read_settings(&self->settings);
+	self->settings.thp_enabled = THP_MADVISE;
+	self->settings.hugepages[sz2ord(self->f.pmdsize, getpagesize())].enabled = THP_INHERIT;
+	self->settings.khugepaged.scan_sleep_millisecs = 600000;
+	self->settings.khugepaged.alloc_sleep_millisecs = 600000;
+	thp_write_settings(&self->settings);
+	/* a cap would refuse collapses (EBUSY) */
+	self->cap_saved = access(CAP_KNOB, F_OK) ? -1 : (long)read_num(CAP_KNOB);
+	if (self->cap_saved > 0)
+		ASSERT_EQ(path_write(CAP_KNOB, "0"), 0);
+}
+
+FIXTURE_TEARDOWN(collapse)
+{
+	if (self->cap_saved > 0)
+		path_write_num(CAP_KNOB, self->cap_saved);
+	thp_restore_settings();
+	if (self->f.c != MAP_FAILED)
+		munmap(self->f.c, sizeof(*self->f.c));
+	if (self->f.path[0])
+		unlink(self->f.path);
+}
+
+static double storm_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* @path mapped PROT_READ | PROT_EXEC at a PMD boundary, or MAP_FAILED */
+static char *storm_map(const char *path, size_t len, size_t pmdsize)
+{
+	char *area, *p;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return MAP_FAILED;
+	area = mmap(NULL, len + pmdsize, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (area == MAP_FAILED) {
+		close(fd);
+		return MAP_FAILED;
+	}
+	p = (char *)(((unsigned long)area + pmdsize - 1) & ~(pmdsize - 1));
+	p = mmap(p, len, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, fd, 0);
+	close(fd);
+	return p;
+}
+
+/* @unmap: drop each collapsed region (mapping and page cache) at once */
+static void storm_collapser(struct storm_file *f, double end, bool unmap)
+{
+	char *p = storm_map(f->path, f->len, f->pmdsize);
+	int fd = open(f->path, O_RDONLY);
+	size_t off;
+
+	if (p == MAP_FAILED || fd < 0)
+		_exit(1);
+	while (storm_now() < end) {
+		for (off = 0; off < f->len; off += f->pmdsize) {
+			long *n = &f->c->collapsed;
+
+			if (madvise(p + off, f->pmdsize, MADV_COLLAPSE))
+				n = errno == EAGAIN ? &f->c->eagain :
+				    errno == EINVAL ? &f->c->einval : &f->c->other;
+			__atomic_add_fetch(n, 1, __ATOMIC_RELAXED);
+			if (n == &f->c->collapsed && unmap &&
+			    (madvise(p + off, f->pmdsize, MADV_DONTNEED) ||
+			     posix_fadvise(fd, off, f->pmdsize, POSIX_FADV_DONTNEED)))
+				_exit(1);
+		}
+	}
+	_exit(0);
+}
+
+static void storm_evictor(struct storm_file *f, double end)
+{
+	int fd = open(f->path, O_RDONLY);
+
+	if (fd < 0)
+		_exit(1);
+	while (storm_now() < end) {
+		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		__atomic_add_fetch(&f->c->evicts, 1, __ATOMIC_RELAXED);
+		usleep(5000);
+	}
+	_exit(0);
+}
+
+/* open for write and close; punch two regions and write them back */
+static void storm_writer(struct storm_file *f, double end)
+{
+	size_t off, n = 0, pmd = f->pmdsize;
+	char *orig = malloc(f->len);
+	int fd = open(f->path, O_RDONLY);
+
+	if (!orig || fd < 0 || pread(fd, orig, f->len, 0) != (ssize_t)f->len)
+		_exit(1);
+	close(fd);
+	while (storm_now() < end) {
+		fd = open(f->path, O_WRONLY | O_APPEND);
+		if (fd < 0)
+			_exit(1);
+		close(fd);
+		__atomic_add_fetch(&f->c->opens, 1, __ATOMIC_RELAXED);
+		/* closed 2 to 30 ms: windows shorter and longer than a collapse */
+		usleep(2000 + (n % 8) * 4000);
+		fd = open(f->path, O_WRONLY);
+		if (fd < 0)
+			_exit(1);
+		off = (n++ % (STORM_REGIONS - 1)) * pmd;
+		if (!fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, 2 * pmd)) {
+			/* written back at once: a collapse skips dirty folios */
+			if (pwrite(fd, orig + off, 2 * pmd, off) != (ssize_t)(2 * pmd) ||
+			    fdatasync(fd))
+				_exit(1);
+			__atomic_add_fetch(&f->c->punches, 1, __ATOMIC_RELAXED);
+		} else if (errno != EOPNOTSUPP) {
+			_exit(1);
+		}
+		close(fd);
+		usleep(2000 + (n % 8) * 4000);
+	}
+	_exit(0);
+}
+
+/*
+ * Run the collapser, the evictor and, if @writer, the writer for @secs;
+ * the number of tasks still running STORM_GRACE s after the end (hung),
+ * those that failed in *@failed.
+ */
+static int storm_run(struct storm_file *f, int secs, bool writer, int *failed)
+{
+	int i, n = writer ? 3 : 2, hung = 0, status;
+	double end = storm_now() + secs;
+	pid_t pids[3], r;
+
+	memset(f->c, 0, sizeof(*f->c));
+	*failed = 0;
+	for (i = 0; i < n; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0)
+			return -1;
+		if (pids[i])
+			continue;
+		if (i == 0)
+			storm_collapser(f, end, !writer);
+		else if (i == 1)
+			storm_evictor(f, end);
+		storm_writer(f, end);
+	}
+	for (i = 0; i < n; i++) {
+		while ((r = waitpid(pids[i], &status, WNOHANG)) == 0 &&
+		       storm_now() < end + STORM_GRACE)
+			usleep(100000);
+		if (r != pids[i]) {
+			ksft_print_msg("task %d of %d still running %d s after the storm: hung\n",
+				       i + 1, n, STORM_GRACE);
+			hung++;
+		} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			(*failed)++;
+		}
+	}
+	ksft_print_msg("%d s: %ld collapsed, %ld EAGAIN, %ld EINVAL, %ld other errors\n",
+		       secs, f->c->collapsed, f->c->eagain, f->c->einval, f->c->other);
+	ksft_print_msg("%ld opens for write, %ld hole punches, %ld evictions\n",
+		       f->c->opens, f->c->punches, f->c->evicts);
+	return hung;
+}
+
+TEST_F_TIMEOUT(collapse, vs_punch, 90)
+{
+	int failed, r, tries;
+	char *p;
+
+	ASSERT_EQ(storm_run(&self->f, 10, true, &failed), 0);
+	EXPECT_EQ(failed, 0);
+	EXPECT_GT(self->f.c->collapsed, 0);
+	EXPECT_GT(self->f.c->opens, 0);
+	EXPECT_GT(self->f.c->punches, 0);
+	/* afterwards: every region collapses, and runs the file's code */
+	p = storm_map(self->f.path, self->f.len, self->f.pmdsize);
+	ASSERT_NE(p, MAP_FAILED);
+	for (r = 0; r < STORM_REGIONS; r++)
+		for (tries = 0; tries < 10; tries++)
+			if (!madvise(p + r * self->f.pmdsize, self->f.pmdsize, MADV_COLLAPSE) ||
+			    errno != EAGAIN)
+				break;
+	EXPECT_TRUE(check_huge_file(p, self->f.len, STORM_REGIONS, self->f.pmdsize));
+	EXPECT_GE(run_range(p, 0, self->f.len), 0);
+	munmap(p, self->f.len);
+}
+
+TEST_F_TIMEOUT(collapse, vs_evict, 60)
+{
+	int failed;
+
+	ASSERT_EQ(storm_run(&self->f, 8, false, &failed), 0);
+	EXPECT_EQ(failed, 0);
+	EXPECT_GT(self->f.c->collapsed, 0);
+	EXPECT_GT(self->f.c->eagain, 0);
+	EXPECT_EQ(self->f.c->einval, 0);
+	EXPECT_EQ(self->f.c->other, 0);
+}
+
+/*
+ * A @span-aligned address with no mapping in [it - @span, it + 2 * @span),
+ * at or above @from and below 2^47 (every arch's user space here); 0 if
+ * none.  A page table is allocated only for a mapping's faults, so a span
+ * no mapping ever touched has none.
+ */
+static unsigned long free_span(unsigned long from, unsigned long span)
+{
+	unsigned long prev_end = 0, s, e, a = 0;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx", &s, &e) != 2)
+			continue;
+		a = MAX((prev_end + 2 * span - 1) & ~(span - 1),
+			(from + span - 1) & ~(span - 1));
+		if (a >= prev_end + span && a + 2 * span <= s &&
+		    a + 2 * span <= (1UL << 47))
+			break;
+		prev_end = e;
+		a = 0;
+	}
+	fclose(f);
+	return a;
+}
+
+/*
+ * MADV_COLLAPSE of a file region mapped PROT_READ | PROT_EXEC alone in a
+ * span of the address space one table of PMD entries maps (1G with 4K
+ * pages), its page cache read first: the call returns 0 and the region is
+ * PMD-mapped before it is touched, then runs the file's code.  With
+ * @table, a page of the span was faulted first, so the table exists;
+ * without, nothing in the span ever faulted.  6.12 needed a fix for the
+ * latter (collapse_pte_mapped_thp() found no PMD: SCAN_PMD_NULL, EINVAL
+ * although the collapse had succeeded), which a PIE placed congruent in a
+ * fresh span meets; mainline allocates the missing levels.  The process's
+ * own hugetext is off, so only MADV_COLLAPSE maps.
+ */
+static void collapse_in_span(struct __test_metadata *_metadata, bool table)
+{
+	size_t pmdsize = read_pmd_pagesize();
+	unsigned long span = pmdsize * (getpagesize() / sizeof(void *)), a;
+	char path[64], *buf, *p, *anon = NULL;
+	int fd;
+
+	if (!pmdsize)
+		SKIP(return, "Unable to read PMD size\n");
+	if (!huge_cache_fs())
+		SKIP(return, "not ext4, xfs or btrfs: no PMD-sized page cache folios\n");
+	prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SET, 0, 0, 0);
+	snprintf(path, sizeof(path), "hugetext-span.%d", getpid());
+	ASSERT_EQ(write_functions(path, pmdsize), 0);
+	fd = open(path, O_RDONLY);
+	unlink(path);
+	ASSERT_GE(fd, 0);
+	buf = malloc(pmdsize);
+	ASSERT_NE(buf, NULL);
+	ASSERT_EQ(pread(fd, buf, pmdsize, 0), (ssize_t)pmdsize);
+	free(buf);
+	a = free_span(1UL << 32, span);
+	ASSERT_NE(a, 0);
+	if (table) {
+		anon = mmap((char *)a + span / 2, getpagesize(),
+			    PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			    -1, 0);
+		ASSERT_EQ(anon, (char *)a + span / 2);
+		*anon = 1;
+	}
+	p = mmap((char *)a, pmdsize, PROT_READ | PROT_EXEC,
+		 MAP_PRIVATE | MAP_FIXED_NOREPLACE, fd, 0);
+	close(fd);
+	ASSERT_EQ(p, (char *)a);
+	EXPECT_EQ(collapse_retry(p, pmdsize), 0);
+	EXPECT_TRUE(check_huge_file(p, pmdsize, 1, pmdsize));
+	EXPECT_GE(run_range(p, 0, pmdsize), 0);
+	munmap(p, pmdsize);
+	if (anon)
+		munmap(anon, getpagesize());
+}
+
+TEST(collapse_table_present)
+{
+	collapse_in_span(_metadata, true);
+}
+
+TEST(collapse_table_absent)
+{
+	collapse_in_span(_metadata, false);
+}
+
+/*
+ * Opens for write of a file whose page cache holds a huge folio.  A kernel
+ * may empty such a file's page cache at the open (read-only huge page
+ * cache, CONFIG_READ_ONLY_THP_FOR_FS): that must cost no one's data.  Two
+ * opens at once both see the huge folio; if the second empties the cache
+ * after the first one's write() dirtied a page, that write is lost.  Made
+ * wide: a file of 16 PMD regions is cached in small folios but for its
+ * last region, collapsed (PROT_READ | PROT_EXEC, MADV_COLLAPSE); eight
+ * threads open it for write at once, each writes a new version of its own
+ * page just before that region and closes.  Every round all eight pages
+ * must read back their new versions; after fsync and drop_caches the disk
+ * must hold them; and a write into the collapsed region after an open for
+ * write must read back alike through read(), the mapping and a new
+ * mapping.  Periodic writeback is off (dirty_writeback_centisecs 0) for
+ * the test and restored.
+ */
+#define DO_ROUNDS 20
+#define DO_OPENERS 8
+#define DO_REGIONS 16
+#define WB_KNOB "/proc/sys/vm/dirty_writeback_centisecs"
+
+/* the file, its size, and room to map its last region at a PMD boundary */
+struct dirty_file {
+	char wb_saved[32], path[64];
+	size_t pmdsize, size;
+	char *reserve;
+};
+
+FIXTURE(dirty_open)
+{
+	struct dirty_file f;
+};
+
+/* page @k of the file, version @v: every 8-byte word says (k, v) */
+static void dirty_fill(unsigned char *page, unsigned long k, unsigned long v)
+{
+	uint64_t w = (uint64_t)k << 32 | v;
+	size_t i;
+
+	for (i = 0; i < 4096; i += sizeof(w))
+		memcpy(page + i, &w, sizeof(w));
+}
+
+/* open @path for write, write version @v of page @k, close: 0 or errno */
+static int dirty_write(const char *path, unsigned long k, unsigned long v)
+{
+	unsigned char page[4096];
+	int fd = open(path, O_WRONLY), ret = 0;
+
+	if (fd < 0)
+		return errno;
+	dirty_fill(page, k, v);
+	if (pwrite(fd, page, sizeof(page), k * sizeof(page)) != sizeof(page))
+		ret = errno ? errno : EIO;
+	if (close(fd) && !ret)
+		ret = errno;
+	return ret;
+}
+
+/* the version page @k of @path holds (read()), -1 if not a whole version */
+static long dirty_version(const char *path, unsigned long k)
+{
+	unsigned char page[4096], want[4096];
+	int fd = open(path, O_RDONLY);
+	uint64_t w;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = pread(fd, page, sizeof(page), k * sizeof(page));
+	close(fd);
+	if (n != sizeof(page))
+		return -1;
+	memcpy(&w, page, sizeof(w));
+	dirty_fill(want, k, (uint32_t)w);
+	return w >> 32 == k && !memcmp(page, want, sizeof(page)) ? (long)(uint32_t)w : -1;
+}
+
+FIXTURE_SETUP(dirty_open)
+{
+	unsigned char page[4096];
+	unsigned long k;
+	int fd;
+
+	self->f.wb_saved[0] = '\0';
+	self->f.path[0] = '\0';
+	self->f.reserve = MAP_FAILED;
+	if (getpagesize() != sizeof(page))
+		SKIP(return, "page size %d: the file is laid out for 4K\n", getpagesize());
+	self->f.pmdsize = read_pmd_pagesize();
+	if (!self->f.pmdsize)
+		SKIP(return, "Unable to read PMD size\n");
+	if (!huge_cache_fs())
+		SKIP(return, "not ext4, xfs or btrfs: no PMD-sized page cache folios\n");
+	fd = open(WB_KNOB, O_RDONLY);
+	if (fd < 0)
+		SKIP(return, "no %s\n", WB_KNOB);
+	k = read(fd, self->f.wb_saved, sizeof(self->f.wb_saved) - 1);
+	close(fd);
+	ASSERT_GT((long)k, 0);
+	self->f.wb_saved[k] = '\0';
+	ASSERT_EQ(path_write(WB_KNOB, "0"), 0);
+
+	self->f.size = DO_REGIONS * self->f.pmdsize;
+	snprintf(self->f.path, sizeof(self->f.path), "hugetext-dirty.%d", getpid());
+	fd = open(self->f.path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ASSERT_GE(fd, 0);
+	for (k = 0; k < self->f.size / sizeof(page); k++) {
+		dirty_fill(page, k, 0);
+		ASSERT_EQ(write(fd, page, sizeof(page)), sizeof(page));
+	}
+	ASSERT_EQ(fsync(fd), 0);
+	close(fd);
+	/* room for the last region at a PMD boundary */
+	self->f.reserve = mmap(NULL, 2 * self->f.pmdsize, PROT_NONE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(self->f.reserve, MAP_FAILED);
+}
+
+FIXTURE_TEARDOWN(dirty_open)
+{
+	if (self->f.wb_saved[0])
+		path_write(WB_KNOB, self->f.wb_saved);
+	if (self->f.reserve != MAP_FAILED)
+		munmap(self->f.reserve, 2 * self->f.pmdsize);
+	if (self->f.path[0])
+		unlink(self->f.path);
+}
+
+/* the file's last region, PROT_READ | PROT_EXEC, at a PMD boundary */
+static char *dirty_map_last(struct dirty_file *self)
+{
+	unsigned long base = ((unsigned long)self->reserve + self->pmdsize - 1) &
+			     ~(self->pmdsize - 1);
+	int fd = open(self->path, O_RDONLY);
+	char *p;
+
+	if (fd < 0)
+		return MAP_FAILED;
+	p = mmap((char *)base, self->pmdsize, PROT_READ | PROT_EXEC,
+		 MAP_PRIVATE | MAP_FIXED, fd, self->size - self->pmdsize);
+	close(fd);
+	return p;
+}
+
+/* all of the file into the page cache, in small folios where not cached */
+static void dirty_cache(struct dirty_file *self)
+{
+	static unsigned char buf[1 << 16];
+	int fd = open(self->path, O_RDONLY);
+	size_t off;
+
+	for (off = 0; fd >= 0 && off < self->size; off += sizeof(buf))
+		if (pread(fd, buf, sizeof(buf), off) != sizeof(buf))
+			break;
+	if (fd >= 0)
+		close(fd);
+}
+
+/* collapse_retry() of the region at @p: is it PMD-mapped? */
+static bool dirty_collapse(char *p, size_t pmdsize)
+{
+	collapse_retry(p, pmdsize);
+	return check_huge_file(p, pmdsize, 1, pmdsize);
+}
+
+struct dirty_opener {
+	pthread_barrier_t *go;
+	const char *path;
+	unsigned long page, ver;
+	int err;
+};
+
+static void *dirty_open_and_write(void *arg)
+{
+	struct dirty_opener *o = arg;
+
+	pthread_barrier_wait(o->go);
+	o->err = dirty_write(o->path, o->page, o->ver);
+	return NULL;
+}
+
+TEST_F_TIMEOUT(dirty_open, writes_kept, 180)
+{
+	unsigned long npages = self->f.size / 4096, rpages = self->f.pmdsize / 4096;
+	unsigned long ver, k, huge = 0, unmapped = 0, lost = 0, disk = 0;
+	struct dirty_opener o[DO_OPENERS];
+	unsigned char want[4096];
+	pthread_t t[DO_OPENERS];
+	pthread_barrier_t go;
+	bool pmd_kept;
+	char *p, *q;
+	int i, fd;
+
+	p = dirty_map_last(&self->f);
+	ASSERT_NE(p, MAP_FAILED);
+	ASSERT_EQ(pthread_barrier_init(&go, NULL, DO_OPENERS), 0);
+	for (ver = 1; ver <= DO_ROUNDS; ver++) {
+		dirty_cache(&self->f);
+		huge += dirty_collapse(p, self->f.pmdsize);
+		for (i = 0; i < DO_OPENERS; i++) {
+			o[i] = (struct dirty_opener){ .go = &go, .path = self->f.path,
+				.page = npages - rpages - 1 - 3 * i, .ver = ver };
+			ASSERT_EQ(pthread_create(&t[i], NULL, dirty_open_and_write, &o[i]), 0);
+		}
+		for (i = 0; i < DO_OPENERS; i++) {
+			pthread_join(t[i], NULL);
+			ASSERT_EQ(o[i].err, 0);
+		}
+		unmapped += check_huge_file(p, self->f.pmdsize, 0, self->f.pmdsize);
+		for (i = 0; i < DO_OPENERS; i++)
+			lost += dirty_version(self->f.path, o[i].page) != (long)ver;
+	}
+	pthread_barrier_destroy(&go);
+	ksft_print_msg("%d rounds of %d opens for write: huge before %lu, unmapped by them %lu\n",
+		       DO_ROUNDS, DO_OPENERS, huge, unmapped);
+	ksft_print_msg("writes lost: %lu\n", lost);
+	EXPECT_EQ(huge, DO_ROUNDS);	/* each round raced with a huge folio */
+	EXPECT_EQ(lost, 0);
+
+	/* what reached the disk: the last round's versions */
+	fd = open(self->f.path, O_RDONLY);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(fsync(fd), 0);
+	close(fd);
+	ASSERT_EQ(mmap(p, self->f.pmdsize, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		       -1, 0), p);
+	ASSERT_EQ(path_write("/proc/sys/vm/drop_caches", "3"), 0);
+	for (i = 0; i < DO_OPENERS; i++)
+		disk += dirty_version(self->f.path, o[i].page) != DO_ROUNDS;
+	EXPECT_EQ(disk, 0);
+
+	/*
+	 * a write into the collapsed region after an open for write: read(),
+	 * the mapping and a new mapping all read it
+	 */
+	p = dirty_map_last(&self->f);
+	ASSERT_NE(p, MAP_FAILED);
+	dirty_cache(&self->f);
+	ASSERT_TRUE(dirty_collapse(p, self->f.pmdsize));
+	k = npages - 5;
+	ASSERT_EQ(dirty_write(self->f.path, k, 1000), 0);
+	pmd_kept = check_huge_file(p, self->f.pmdsize, 1, self->f.pmdsize);
+	ksft_print_msg("after an open for write the region is %s\n",
+		       pmd_kept ? "still PMD-mapped (the cache kept)" :
+		       "no longer PMD-mapped (the cache emptied)");
+	dirty_fill(want, k, 1000);
+	EXPECT_EQ(dirty_version(self->f.path, k), 1000);
+	EXPECT_EQ(memcmp(p + self->f.pmdsize - 5 * 4096, want, sizeof(want)), 0);
+	fd = open(self->f.path, O_RDONLY);
+	ASSERT_GE(fd, 0);
+	q = mmap(NULL, self->f.pmdsize, PROT_READ, MAP_PRIVATE, fd, self->f.size - self->f.pmdsize);
+	close(fd);
+	ASSERT_NE(q, MAP_FAILED);
+	EXPECT_EQ(memcmp(q + self->f.pmdsize - 5 * 4096, want, sizeof(want)), 0);
+	munmap(q, self->f.pmdsize);
+}
+
+static long read_through(const char *path, size_t len, unsigned long pr)
+{
+	struct rusage r0, r1;
+	size_t off;
+	char *p;
+	int fd;
+
+	if (prctl(PR_SET_HUGETEXT, pr, 0, 0, 0))
+		return -1;
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return -1;
+	getrusage(RUSAGE_SELF, &r0);
+	for (off = 0; off < len; off += 4096)
+		FORCE_READ(p[off]);
+	getrusage(RUSAGE_SELF, &r1);
+	munmap(p, len);
+	return r1.ru_majflt - r0.ru_majflt;
+}
+
+/*
+ * A private mapping of a data file, which nothing maps executable, keeps
+ * upstream's readahead in a hugetext process (a git pack, a read-only
+ * database file): read through in order, it takes no more major faults
+ * with hugetext on than off.  Keeping read-around inside the mapping and
+ * starting no asynchronous readahead are for a program's segments next to
+ * its text; applied to every private mapping, they made each read-around
+ * window a synchronous miss (64M: one a ra_pages / 2).
+ */
+TEST(data_readahead)
+{
+	const size_t len = 64UL << 20;
+	char path[64], buf[1 << 16];
+	long off, on;
+	size_t done;
+	int fd;
+
+	if (access(KNOB, F_OK))
+		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
+	if (prctl(PR_GET_HUGETEXT, 0, 0, 0, 0) < 0)
+		SKIP(return, "no PR_SET_HUGETEXT in this kernel\n");
+	if (!huge_cache_fs())
+		SKIP(return, "not ext4, xfs or btrfs: no readahead from a disk\n");
+	snprintf(path, sizeof(path), "hugetext-data.%d", getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ASSERT_GE(fd, 0);
+	memset(buf, 0x5a, sizeof(buf));
+	for (done = 0; done < len; done += sizeof(buf))
+		ASSERT_EQ(write(fd, buf, sizeof(buf)), (ssize_t)sizeof(buf));
+	ASSERT_EQ(fsync(fd), 0);
+	close(fd);
+	off = read_through(path, len, PR_HUGETEXT_SET);
+	on = read_through(path, len, PR_HUGETEXT_SET | PR_HUGETEXT_TEXT);
+	prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SYSTEM, 0, 0, 0);
+	unlink(path);
+	ASSERT_GE(off, 0);
+	ASSERT_GE(on, 0);
+	ksft_print_msg("64M read in order, private mapping: majflt %ld hugetext off, %ld on\n",
+		       off, on);
+	EXPECT_LE(on, off + 2);
+}
+
+/*
+ * The ELF tests run this program again with HUGETEXT_REPORT=FD in its
+ * environment: before main() it reads a byte of the first full PMD region
+ * of its blob (below), then writes to FD what the kernel gave it --
+ * PR_GET_HUGETEXT, whether its text is congruent to its file offset modulo
+ * the PMD size, AT_SECURE, where its text's file offset 0 is, and how
+ * much of its text mapping is PMD-mapped after that first fault and
+ * before it, as exec left it (FilePmdMapped, kB; -1 if the blob holds no
+ * full region) -- and exits.  Its text holds a 4M blob, so that as a PIE
+ * it has a full PMD region of text for the ELF loader to place.
+ */
+#define BLOB_SIZE 0x400000UL
+extern const char hugetext_blob[];
+asm(".pushsection .text.hugetext_blob, \"ax\"\n"
+	".globl hugetext_blob\n"
+	".hidden hugetext_blob\n"
+	"hugetext_blob:\n"
+	".skip 0x400000\n"
+	".popsection\n");
+
+/*
+ * FilePmdMapped (kB) of the smaps entry holding @region, -1 if @region is
+ * 0; the congruence and the load base of the mapping holding @addr
+ */
+static long report_smaps(unsigned long region, unsigned long addr, unsigned long pmd,
+			 int *congruent, unsigned long *base)
+{
+	unsigned long start, end, off;
+	int in_region = 0;
+	long pmd_kb = -1, kb;
+	char line[512];
+	FILE *smaps;
+
+	smaps = fopen("/proc/self/smaps", "r");
+	while (smaps && fgets(line, sizeof(line), smaps)) {
+		if (sscanf(line, "%lx-%lx %*s %lx", &start, &end, &off) == 3) {
+			in_region = region && start <= region && region < end;
+			if (start <= addr && addr < end) {
+				*congruent = pmd && (start - off) % pmd == 0;
+				*base = start - off;
+			}
+		} else if (in_region && sscanf(line, "FilePmdMapped: %ld kB", &kb) == 1) {
+			pmd_kb = kb;
+		}
+	}
+	if (smaps)
+		fclose(smaps);
+	return pmd_kb;
+}
+
+static void __attribute__((constructor)) hugetext_report(void)
+{
+	/* this function is in the text segment, with the blob */
+	unsigned long addr = (unsigned long)hugetext_report;
+	const char *fd = getenv("HUGETEXT_REPORT");
+	unsigned long pmd, region, base = 0;
+	long pmd_kb_start, pmd_kb;
+	int congruent = -1;
+
+	if (!fd)
+		return;
+	pmd = read_pmd_pagesize();
+	region = pmd ? ((unsigned long)hugetext_blob + pmd - 1) & ~(pmd - 1) : 0;
+	if (!region || region + pmd > (unsigned long)hugetext_blob + BLOB_SIZE)
+		region = 0;
+	/* before the blob's first touch: what its exec mapped */
+	pmd_kb_start = report_smaps(region, addr, pmd, &congruent, &base);
+	if (region)
+		FORCE_READ(*(char *)region);
+	pmd_kb = report_smaps(region, addr, pmd, &congruent, &base);
+	dprintf(atoi(fd), "%d %d %lu %lx %ld %ld\n", prctl(PR_GET_HUGETEXT, 0, 0, 0, 0),
+		congruent, getauxval(AT_SECURE), base, pmd_kb, pmd_kb_start);
+	_exit(0);
+}
+
+struct report {
+	int prctl, congruent, secure;
+	unsigned long base;
+	long pmd_kb, pmd_kb_start;	/* after the blob's first touch, before it */
+};
+
+/* run_report()'s @pr that sets nothing: the child keeps what it inherited */
+#define PR_KEEP		(~0UL)
+
+/*
+ * Run @exe (this program) with prctl(PR_SET_HUGETEXT, @pr) set before the
+ * exec (unless @pr is PR_KEEP), as @uid if not 0: its report, or -1 (the
+ * exec failed).
+ */
+static int run_report(const char *exe, unsigned long pr, uid_t uid, struct report *r)
+{
+	char buf[64], env[32];
+	int p[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		char *argv[2], *envp[2];
+
+		argv[0] = (char *)exe;
+		argv[1] = NULL;
+		envp[0] = env;
+		envp[1] = NULL;
+		close(p[0]);
+		snprintf(env, sizeof(env), "HUGETEXT_REPORT=%d", p[1]);
+		if (pr != PR_KEEP && prctl(PR_SET_HUGETEXT, pr, 0, 0, 0))
+			_exit(2);
+		if (uid && (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+			    setresuid(uid, uid, uid)))
+			_exit(3);
+		execve(exe, argv, envp);
+		_exit(4);
+	}
+	close(p[1]);
+	n = read(p[0], buf, sizeof(buf) - 1);
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return sscanf(buf, "%d %d %d %lx %ld %ld", &r->prctl, &r->congruent, &r->secure,
+		      &r->base, &r->pmd_kb, &r->pmd_kb_start) == 6 ? 0 : -1;
+}
+
+/*
+ * Is this program a PIE (ET_DYN with PT_INTERP), which the loader places?
+ * Read from its ELF header (64-bit, native order): e_type at 16, e_phoff
+ * at 32, e_phentsize at 54, e_phnum at 56; p_type first in a phdr.
+ */
+static bool self_is_pie(void)
+{
+	unsigned short type, phentsize, phnum;
+	unsigned char eh[64];
+	unsigned long phoff;
+	bool interp = false;
+	unsigned int ptype;
+	int fd, i;
+
+	fd = open("/proc/self/exe", O_RDONLY);
+	if (fd < 0)
+		return false;
+	if (pread(fd, eh, sizeof(eh), 0) == sizeof(eh) && eh[EI_CLASS] == ELFCLASS64) {
+		memcpy(&type, eh + 16, sizeof(type));
+		memcpy(&phoff, eh + 32, sizeof(phoff));
+		memcpy(&phentsize, eh + 54, sizeof(phentsize));
+		memcpy(&phnum, eh + 56, sizeof(phnum));
+		for (i = 0; type == ET_DYN && i < phnum; i++)
+			if (pread(fd, &ptype, sizeof(ptype), phoff + i * phentsize) ==
+			    sizeof(ptype) && ptype == PT_INTERP)
+				interp = true;
+	}
+	close(fd);
+	return interp;
+}
+
+#define NR_EXECS 4
+
+/*
+ * A PIE's text is placed congruent to its file offset modulo the PMD size
+ * when hugetext bit 0 is on for the process (here by its prctl, kept over
+ * exec), at every exec, and its full region is PMD-mapped once its first
+ * fault returns (on a kernel that collapses new text on the way out of
+ * exec, one without hugetext_fault_read, before main(): before its first
+ * fault), each placement counted in hugetext_align_exec; with it
+ * off the load bias is only page-aligned, nothing is counted, and
+ * NR_EXECS execs are not all congruent (by chance: 1 in 512^4).
+ */
+TEST(pie_placement)
+{
+	long pmd_kb = read_pmd_pagesize() >> 10;
+	bool at_exec = read_vmstat("hugetext_fault_read") < 0;
+	struct report r;
+	int i, congruent = 0;
+	long align0;
+
+	if (access(KNOB, F_OK))
+		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
+	if (prctl(PR_GET_HUGETEXT, 0, 0, 0, 0) < 0)
+		SKIP(return, "no PR_SET_HUGETEXT in this kernel\n");
+	if (!self_is_pie())
+		SKIP(return, "this program is not a PIE: nothing for the loader to place\n");
+	align0 = read_vmstat("hugetext_align_exec");
+	for (i = 0; i < NR_EXECS; i++) {
+		ASSERT_EQ(run_report("/proc/self/exe",
+				     PR_HUGETEXT_SET | PR_HUGETEXT_TEXT, 0, &r), 0);
+		EXPECT_EQ(r.prctl, (int)(PR_HUGETEXT_SET | PR_HUGETEXT_TEXT));
+		EXPECT_EQ(r.congruent, 1);
+		if (!i)
+			ksft_print_msg("PMD-mapped: %ld kB when main() starts, %ld after a fault\n",
+				       r.pmd_kb_start, r.pmd_kb);
+		/* -1: pages so large that the blob holds no full region */
+		if (r.pmd_kb >= 0)
+			EXPECT_GE(r.pmd_kb, pmd_kb);
+		if (r.pmd_kb >= 0 && at_exec)
+			EXPECT_GE(r.pmd_kb_start, pmd_kb);
+	}
+	/* each placement counted (an interpreter placed too may add its own) */
+	if (align0 >= 0) {
+		EXPECT_GE(read_vmstat("hugetext_align_exec") - align0, NR_EXECS);
+		align0 = read_vmstat("hugetext_align_exec");
+	}
+	for (i = 0; i < NR_EXECS; i++) {
+		ASSERT_EQ(run_report("/proc/self/exe", PR_HUGETEXT_SET, 0, &r), 0);
+		EXPECT_EQ(r.prctl, (int)PR_HUGETEXT_SET);
+		congruent += r.congruent == 1;
+	}
+	EXPECT_LT(congruent, NR_EXECS);
+	if (align0 >= 0)
+		EXPECT_EQ(read_vmstat("hugetext_align_exec"), align0);
+}
+
+/* /proc/self/status's Hugetext_prctl:, -1 when absent */
+static long status_hugetext(void)
+{
+	char line[128];
+	long v = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Hugetext_prctl: %ld", &v) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/*
+ * prctl(PR_SET_HUGETEXT) itself: a process starts with PR_HUGETEXT_SYSTEM;
+ * bad values and non-zero unused arguments fail with EINVAL and change
+ * nothing; /proc/PID/status shows the setting; a forked child inherits it
+ * and keeps it over exec.
+ */
+TEST(prctl_args)
+{
+	static const struct {
+		unsigned long a2, a3, a4, a5;
+	} bad[] = {
+		{ PR_HUGETEXT_TEXT }, { PR_HUGETEXT_JIT },
+		{ PR_HUGETEXT_TEXT | PR_HUGETEXT_JIT }, { 8 },
+		{ PR_HUGETEXT_SET | 8 }, { PR_HUGETEXT_SET | 0x100 }, { ~0UL },
+		{ 1UL << 63 }, { PR_HUGETEXT_SET | PR_HUGETEXT_TEXT, 1 },
+		{ PR_HUGETEXT_SET | PR_HUGETEXT_TEXT, 0, 1 },
+		{ PR_HUGETEXT_SET | PR_HUGETEXT_TEXT, 0, 0, 1 },
+	};
+	const unsigned long own = PR_HUGETEXT_SET | PR_HUGETEXT_JIT;
+	struct report r;
+	unsigned int i;
+	int status;
+	pid_t pid;
+
+	if (prctl(PR_GET_HUGETEXT, 0, 0, 0, 0) < 0)
+		SKIP(return, "no PR_SET_HUGETEXT in this kernel\n");
+	/* the harness never sets it: its children start with the default */
+	EXPECT_EQ(prctl(PR_GET_HUGETEXT, 0, 0, 0, 0), PR_HUGETEXT_SYSTEM);
+	EXPECT_EQ(status_hugetext(), PR_HUGETEXT_SYSTEM);
+
+	ASSERT_EQ(prctl(PR_SET_HUGETEXT, own, 0, 0, 0), 0);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		errno = 0;
+		EXPECT_EQ(prctl(PR_SET_HUGETEXT, bad[i].a2, bad[i].a3, bad[i].a4,
+				bad[i].a5), -1) {
+			TH_LOG("PR_SET_HUGETEXT %#lx %lu %lu %lu taken", bad[i].a2,
+			       bad[i].a3, bad[i].a4, bad[i].a5);
+		}
+		EXPECT_EQ(errno, EINVAL);
+		EXPECT_EQ(prctl(PR_GET_HUGETEXT, 0, 0, 0, 0), (int)own);
+	}
+	errno = 0;
+	EXPECT_EQ(prctl(PR_GET_HUGETEXT, 1, 0, 0, 0), -1);
+	EXPECT_EQ(errno, EINVAL);
+	EXPECT_EQ(status_hugetext(), (long)own);
+
+	/* inherited over fork ... */
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid)
+		_exit(prctl(PR_GET_HUGETEXT, 0, 0, 0, 0) == (int)own &&
+		      status_hugetext() == (long)own ? 0 : 1);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	/* ... and kept over exec */
+	ASSERT_EQ(run_report("/proc/self/exe", PR_KEEP, 0, &r), 0);
+	EXPECT_EQ(r.prctl, (int)own);
+	EXPECT_EQ(prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SYSTEM, 0, 0, 0), 0);
+	EXPECT_EQ(status_hugetext(), PR_HUGETEXT_SYSTEM);
+}
+
+#define RND_KNOB "/proc/sys/vm/mmap_rnd_bits"
+
+/* vm.mmap_rnd_bits, saved and restored */
+FIXTURE(aslr)
+{
+	long rnd_saved;
+};
+
+FIXTURE_SETUP(aslr)
+{
+	self->rnd_saved = -1;
+	if (access(KNOB, F_OK))
+		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
+	if (prctl(PR_GET_HUGETEXT, 0, 0, 0, 0) < 0)
+		SKIP(return, "no PR_SET_HUGETEXT in this kernel\n");
+	if (!self_is_pie())
+		SKIP(return, "this program is not a PIE: nothing for the loader to place\n");
+	if (access(RND_KNOB, F_OK))
+		SKIP(return, "no %s (CONFIG_HAVE_ARCH_MMAP_RND_BITS)\n", RND_KNOB);
+	self->rnd_saved = read_num(RND_KNOB);
+}
+
+FIXTURE_TEARDOWN(aslr)
+{
+	if (self->rnd_saved < 0)
+		return;
+	path_write_num(RND_KNOB, self->rnd_saved);
+}
+
+/*
+ * @n execs of this PIE with hugetext on for it: false if one was not
+ * congruent; *@bits, the bits of randomness its placement keeps, in PMD
+ * steps, estimated from the spread: the range of n uniform samples covers
+ * (n - 1) / (n + 1) of the space.
+ */
+static bool aslr_sample(struct __test_metadata *_metadata, int n, double *bits)
+{
+	unsigned long lo = ~0UL, hi = 0, pmd = read_pmd_pagesize();
+	bool congruent = true;
+	struct report r;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (run_report("/proc/self/exe", PR_HUGETEXT_SET | PR_HUGETEXT_TEXT, 0, &r))
+			return false;
+		congruent &= r.congruent == 1;
+		lo = MIN(lo, r.base);
+		hi = MAX(hi, r.base);
+	}
+	*bits = hi > lo ? log2((double)(hi - lo) / pmd * (n + 1) / (n - 1)) : 0;
+	return congruent;
+}
+
+#define ASLR_EXECS 64
+
+/*
+ * Placing a PIE congruent costs it the address bits below the PMD size,
+ * no more: ASLR_EXECS execs are all congruent and spread over
+ * mmap_rnd_bits - 9 bits (4K pages, 2M PMDs; +-0.5: the range of ASLR_EXECS
+ * uniform samples falls short of 2^-0.5 of its expected span with a
+ * probability under 1e-8).  At the largest mmap_rnd_bits the arch
+ * takes, at least 19 bits are left, as many as x86-64's default gives
+ * without hugetext.
+ */
+TEST_F_TIMEOUT(aslr, pie_entropy, 120)
+{
+	double bits, expect, step = log2(read_pmd_pagesize() / getpagesize());
+	long max;
+	char v[24];
+
+	ASSERT_TRUE(aslr_sample(_metadata, ASLR_EXECS, &bits));
+	expect = self->rnd_saved - step;
+	ksft_print_msg("mmap_rnd_bits %ld: %d execs keep %.2f bits in PMD steps, %.0f expected\n",
+		       self->rnd_saved, ASLR_EXECS, bits, expect);
+	EXPECT_GT(bits, expect - 0.5);
+	EXPECT_LT(bits, expect + 0.5);
+
+	for (max = 40; max > self->rnd_saved; max--) {
+		snprintf(v, sizeof(v), "%ld", max);
+		if (!path_write(RND_KNOB, v))
+			break;
+	}
+	ASSERT_TRUE(aslr_sample(_metadata, ASLR_EXECS, &bits));
+	expect = max - step;
+	ksft_print_msg("mmap_rnd_bits %ld (the largest): %d execs keep %.2f bits, %.0f expected\n",
+		       max, ASLR_EXECS, bits, expect);
+	EXPECT_GE(expect, 19);
+	EXPECT_GT(bits, expect - 0.5);
+	EXPECT_LT(bits, expect + 0.5);
+}
+
+#define SECURE_EXECS 12
+
+/* the path of this test's executable into @buf: 0, or -1 */
+static int self_exe(char *buf, size_t size)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return 0;
+}
+
+/* copy @from to a new file @to (mode 0755), synced: 0, or -1 */
+static int file_copy(const char *from, const char *to)
+{
+	static char buf[1 << 16];
+	int in = open(from, O_RDONLY), out = -1, ret = -1;
+	ssize_t n = -1;
+
+	if (in >= 0)
+		out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	while (out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			break;
+	if (out >= 0 && n == 0 && !fsync(out))
+		ret = 0;
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return ret;
+}
+
+/*
+ * No unprivileged setting crosses a secure exec: a process of uid 65534
+ * sets hugetext on for itself (the knob at 0) and executes a copy of this
+ * program that is set-user-ID root.  The copy runs with AT_SECURE, with
+ * PR_HUGETEXT_SYSTEM, and, as a PIE, is placed as with hugetext off:
+ * congruent only by chance, 1 in the PMD size over the segments' p_align
+ * (512 on x86-64; 32 on arm64, whose linker aligns them to 64K), so at
+ * most 5 of SECURE_EXECS execs (more: under 1e-6 by chance).  The same
+ * copy without its set-user-ID bit keeps the setting (an ordinary exec)
+ * and, as a PIE, is placed congruent at every exec.  Placement is checked
+ * where the PIE's blob holds a full PMD region.
+ */
+TEST(secure_exec)
+{
+	char dir[] = "hugetext-suid.XXXXXX", exe[64], mode[24];
+	const unsigned long own = PR_HUGETEXT_SET | PR_HUGETEXT_TEXT;
+	const uid_t nobody = 65534;
+	int i, congruent = 0;
+	bool pie = self_is_pie() && BLOB_SIZE >= 2 * read_pmd_pagesize();
+	struct report r;
+
+	if (access(KNOB, F_OK))
+		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
+	if (prctl(PR_GET_HUGETEXT, 0, 0, 0, 0) < 0)
+		SKIP(return, "no PR_SET_HUGETEXT in this kernel\n");
+	if (geteuid())
+		SKIP(return, "a set-user-ID root program needs root to make\n");
+	snprintf(mode, sizeof(mode), "%lu", read_num(KNOB));
+	ASSERT_NE(mkdtemp(dir), NULL);
+	ASSERT_EQ(chmod(dir, 0755), 0);
+	snprintf(exe, sizeof(exe), "%s/hugetext", dir);
+	ASSERT_EQ(file_copy("/proc/self/exe", exe), 0);
+	if (knob_write("0")) {
+		unlink(exe);
+		rmdir(dir);
+		ASSERT_TRUE(0) {
+			TH_LOG("cannot write 0 to %s", KNOB);
+		}
+	}
+
+	/* an ordinary exec keeps the process's setting */
+	if (run_report(exe, own, nobody, &r)) {
+		unlink(exe);
+		rmdir(dir);
+		knob_write(mode);
+		SKIP(return, "uid %u cannot execute %s (the directories' modes)\n", nobody, exe);
+	}
+	/* the knob is restored below whatever happens: no ASSERT before */
+	for (i = 0; i < SECURE_EXECS; i++) {
+		if (i && run_report(exe, own, nobody, &r))
+			r.secure = -1;
+		EXPECT_EQ(r.secure, 0);
+		EXPECT_EQ(r.prctl, (int)own);
+		congruent += r.congruent == 1;
+	}
+	if (pie)
+		EXPECT_EQ(congruent, SECURE_EXECS);
+	ksft_print_msg("uid %u, a plain copy: congruent at %d of %d execs\n",
+		       nobody, congruent, SECURE_EXECS);
+
+	congruent = 0;
+	r.secure = -1;
+	for (i = 0; !chmod(exe, 04755) && i < SECURE_EXECS; i++) {
+		if (run_report(exe, own, nobody, &r)) {
+			r.secure = -1;
+			break;
+		}
+		if (!r.secure)
+			break;
+		EXPECT_EQ(r.prctl, PR_HUGETEXT_SYSTEM);
+		congruent += r.congruent == 1;
+	}
+	unlink(exe);
+	rmdir(dir);
+	knob_write(mode);
+	ASSERT_NE(r.secure, -1) {
+		TH_LOG("the set-user-ID copy could not be made or executed");
+	}
+	if (!r.secure)
+		SKIP(return, "no secure exec: the filesystem is mounted nosuid\n");
+	ksft_print_msg("uid %u, its set-user-ID-root copy: congruent at %d of %d execs\n",
+		       nobody, congruent, i);
+	if (pie)
+		EXPECT_LE(congruent, 5);
+}
+
+/*
+ * hugetext bit 1: anonymous executable memory, JIT code.  NR_REGIONS 2M
+ * regions of anonymous memory, a function in every page, written the way
+ * a JIT writes its code cache (read-write, then mprotect() read-execute)
+ * or mapped read-write-execute from the start, under hugetext 0..3 and
+ * THP "never", "madvise" and "always"; khugepaged is asleep, so what is
+ * PMD-mapped came from the fault or from the collapse the process does on
+ * its return from mprotect(), except where a test wakes it for three
+ * passes over this mm (khugepaged).  Expected: PMD-mapped
+ * iff bit 1 is set or THP is "always" (which maps the memory huge at its
+ * first write whatever hugetext says); memory never made executable and
+ * executable stacks (MAP_GROWSDOWN) are not JIT code.  Bit 1's
+ * exclusions, where THP's own rules alone decide (PMD-mapped only under
+ * THP "always", as data at its first write): a process whose personality
+ * has READ_IMPLIES_EXEC, MADV_NOHUGEPAGE, PR_SET_THP_DISABLE, and code
+ * written into half of each region with khugepaged's max_ptes_none at 0.
+ * Code a forked child still shares is never copied by a collapse.  Every
+ * function is called and its result checked before and after, so the
+ * code executed is the code written.
+ */
+FIXTURE(jit)
+{
+	struct thp_settings settings;
+	unsigned long mode_saved;
+	size_t pmdsize, len;
+	char *reserve, *code;
+};
+
+FIXTURE_VARIANT(jit)
+{
+	int mode;
+	enum thp_enabled thp;
+};
+
+FIXTURE_VARIANT_ADD(jit, off_never) { .mode = 0, .thp = THP_NEVER };
+FIXTURE_VARIANT_ADD(jit, off_madvise) { .mode = 0, .thp = THP_MADVISE };
+FIXTURE_VARIANT_ADD(jit, off_always) { .mode = 0, .thp = THP_ALWAYS };
+FIXTURE_VARIANT_ADD(jit, text_never) { .mode = 1, .thp = THP_NEVER };
+FIXTURE_VARIANT_ADD(jit, text_madvise) { .mode = 1, .thp = THP_MADVISE };
+FIXTURE_VARIANT_ADD(jit, text_always) { .mode = 1, .thp = THP_ALWAYS };
+FIXTURE_VARIANT_ADD(jit, jit_never) { .mode = 2, .thp = THP_NEVER };
+FIXTURE_VARIANT_ADD(jit, jit_madvise) { .mode = 2, .thp = THP_MADVISE };
+FIXTURE_VARIANT_ADD(jit, jit_always) { .mode = 2, .thp = THP_ALWAYS };
+FIXTURE_VARIANT_ADD(jit, both_never) { .mode = 3, .thp = THP_NEVER };
+FIXTURE_VARIANT_ADD(jit, both_madvise) { .mode = 3, .thp = THP_MADVISE };
+FIXTURE_VARIANT_ADD(jit, both_always) { .mode = 3, .thp = THP_ALWAYS };
+
+FIXTURE_SETUP(jit)
+{
+	unsigned char page[16];
+
+	if (access(KNOB, F_OK))
+		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
+	if (read_vmstat("hugetext_anon_exec") < 0)
+		SKIP(return, "no hugetext for anonymous executable memory\n");
+	if (!emit_fn(page, 0))
+		SKIP(return, "no code generator for this architecture\n");
+	self->pmdsize = read_pmd_pagesize();
+	if (!self->pmdsize)
+		SKIP(return, "Unable to read PMD size\n");
+	self->len = NR_REGIONS * self->pmdsize;
+	self->reserve = mmap(NULL, self->len + self->pmdsize, PROT_NONE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(self->reserve, MAP_FAILED);
+	self->code = (char *)(((unsigned long)self->reserve + self->pmdsize - 1) &
+			      ~(self->pmdsize - 1));
+
+	self->mode_saved = knob_read();
+	thp_save_settings();
+	thp_read_settings(&self->settings);
+	self->settings.thp_enabled = variant->thp;
+	self->settings.hugepages[sz2ord(self->pmdsize, getpagesize())].enabled = THP_INHERIT;
+	self->settings.khugepaged.scan_sleep_millisecs = 600000;
+	self->settings.khugepaged.alloc_sleep_millisecs = 600000;
+	/* khugepaged_awake() writes these settings again: the mode with them */
+	self->settings.hugetext_enabled = variant->mode;
+	thp_write_settings(&self->settings);
+	ASSERT_EQ(path_write_num(KNOB, variant->mode), 0);
+}
+
+FIXTURE_TEARDOWN(jit)
+{
+	path_write_num(KNOB, self->mode_saved);
+	thp_restore_settings();
+	munmap(self->reserve, self->len + self->pmdsize);
+}
+
+/* map the code range @code, @len over the reservation with @prot, @flags */
+static char *jit_map(char *code, size_t len, int prot, int flags)
+{
+	return mmap(code, len, prot,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | flags, -1, 0);
+}
+
+/* write a function into every page of the code range */
+static void jit_emit(char *code, size_t len)
+{
+	size_t off;
+
+	for (off = 0; off < len; off += 4096) {
+		memset(code + off, 0xcc, 4096);
+		emit_fn((unsigned char *)code + off, off / 4096);
+	}
+	__builtin___clear_cache(code, code + len);
+}
+
+/* call every function: the number that returned a wrong value */
+static long jit_run(char *code, size_t len)
+{
+	long bad = 0;
+	size_t off;
+
+	for (off = 0; off < len; off += 4096)
+		if (((fn_t)(code + off))() != off / 4096)
+			bad++;
+	return bad;
+}
+
+/*
+ * PMD-mapped regions of the code range @code, @len, polled for up to @secs
+ * seconds until they are @want
+ */
+static int jit_huge(char *code, size_t len, size_t pmdsize, int want, int secs)
+{
+	int n, tries = secs * 10;
+
+	for (;;) {
+		for (n = NR_REGIONS; n >= 0; n--)
+			if (check_huge_anon(code, len, n, pmdsize))
+				break;
+		if (n == want || tries-- <= 0)
+			return n;
+		usleep(100000);
+	}
+}
+
+/*
+ * The code regions that are PMD-mapped where @jit (hugetext bit 1, the
+ * knob's or the process's) and THP's @thp decide: all where bit 1 takes
+ * JIT code or THP "always" takes any anonymous memory, else none
+ */
+static int jit_want(bool jit, enum thp_enabled thp)
+{
+	return jit || thp == THP_ALWAYS ? NR_REGIONS : 0;
+}
+
+/* written read-write, then made executable: the JIT's way */
+TEST_F(jit, mprotect)
+{
+	int want = jit_want(variant->mode & 2, variant->thp);
+	long ev, ev0 = read_vmstat("hugetext_anon_exec");
+	char *code = self->code;
+
+	ASSERT_EQ(jit_map(code, self->len, PROT_READ | PROT_WRITE, 0), code);
+	jit_emit(code, self->len);
+	ASSERT_EQ(mprotect(code, self->len, PROT_READ | PROT_EXEC), 0);
+	EXPECT_EQ(jit_run(code, self->len), 0);
+	/* 3 s: a kernel may collapse after mprotect() asynchronously */
+	EXPECT_EQ(jit_huge(code, self->len, self->pmdsize, want, want ? 3 : 0), want);
+	EXPECT_EQ(jit_run(code, self->len), 0);
+	/* both regions under bit 1 (THP "always" made them huge as data) */
+	ev = read_vmstat("hugetext_anon_exec") - ev0;
+	EXPECT_TRUE(!(variant->mode & 2) ? ev == 0 :
+		    variant->thp == THP_ALWAYS || ev >= NR_REGIONS) {
+		TH_LOG("hugetext_anon_exec +%ld", ev);
+	}
+}
+
+/* read-write-execute from the start: huge at the first (write) fault */
+TEST_F(jit, rwx_fault)
+{
+	int want = jit_want(variant->mode & 2, variant->thp);
+	long ev, ev0 = read_vmstat("hugetext_anon_exec");
+	char *code = self->code;
+
+	ASSERT_EQ(jit_map(code, self->len, PROT_READ | PROT_WRITE | PROT_EXEC, 0), code);
+	jit_emit(code, self->len);
+	EXPECT_EQ(jit_huge(code, self->len, self->pmdsize, want, 0), want);
+	EXPECT_EQ(jit_run(code, self->len), 0);
+	/* each region counted under bit 1 alone: THP "always" maps it as data */
+	ev = read_vmstat("hugetext_anon_exec") - ev0;
+	EXPECT_TRUE(!(variant->mode & 2) ? ev == 0 :
+		    variant->thp == THP_ALWAYS || ev >= NR_REGIONS) {
+		TH_LOG("hugetext_anon_exec +%ld", ev);
+	}
+}
+
+/* written, made read-only, never executable: not JIT code */
+TEST_F(jit, noexec)
+{
+	int want = jit_want(false, variant->thp);
+	long ev0 = read_vmstat("hugetext_anon_exec");
+	char *code = self->code;
+
+	ASSERT_EQ(jit_map(code, self->len, PROT_READ | PROT_WRITE, 0), code);
+	jit_emit(code, self->len);
+	ASSERT_EQ(mprotect(code, self->len, PROT_READ), 0);
+	usleep(1000000);
+	EXPECT_EQ(jit_huge(code, self->len, self->pmdsize, want, 0), want);
+	EXPECT_EQ(read_vmstat("hugetext_anon_exec") - ev0, 0);
+}
+
+/* the pid of the khugepaged thread, 0 if it does not run */
+static pid_t khugepaged_pid(void)
+{
+	char path[64], comm[32];
+	struct dirent *d;
+	pid_t pid = 0;
+	DIR *dir = opendir("/proc");
+	FILE *f;
+
+	while (dir && !pid && (d = readdir(dir))) {
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.16s/comm", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) && !strcmp(comm, "khugepaged\n"))
+			pid = atoi(d->d_name);
+		fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+	return pid;
+}
+
+#define FULL_SCANS "/sys/kernel/mm/transparent_hugepage/khugepaged/full_scans"
+
+/*
+ * Wake khugepaged (100 ms sleeps) and wait up to @secs seconds for
+ * @passes full passes over the mms it scans.  This mm is one of them
+ * unless THP is "never": a range of its own, outside the code, advised
+ * MADV_HUGEPAGE registers it.  Returns the passes seen.
+ */
+static int khugepaged_awake(struct thp_settings *settings, size_t pmdsize,
+			    int passes, int secs)
+{
+	char *reg = mmap(NULL, pmdsize, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned long start = read_num(FULL_SCANS), n = 0;
+	int i;
+
+	if (reg != MAP_FAILED) {
+		madvise(reg, pmdsize, MADV_HUGEPAGE);
+		reg[0] = 1;
+	}
+	settings->khugepaged.scan_sleep_millisecs = 100;
+	settings->khugepaged.alloc_sleep_millisecs = 100;
+	settings->khugepaged.pages_to_scan = 16384;
+	thp_write_settings(settings);
+	for (i = 0; i < secs * 10; i++) {
+		n = read_num(FULL_SCANS) - start;
+		if (n >= (unsigned long)passes)
+			break;
+		usleep(100000);
+	}
+	if (reg != MAP_FAILED)
+		munmap(reg, pmdsize);
+	return n;
+}
+
+/*
+ * khugepaged_awake() for the jit fixture's code: three full passes within
+ * 30 s, reported after @when.  Under THP "never" only hugetext bit 1 (at
+ * mprotect() to executable) registers this mm's anonymous memory with
+ * khugepaged, which otherwise may not scan this mm or not run at all:
+ * there 5 s and no passes required.
+ */
+static void jit_wake_khugepaged(struct __test_metadata *_metadata,
+				struct thp_settings *settings, size_t pmdsize,
+				int mode, enum thp_enabled thp, const char *when)
+{
+	bool registered = thp != THP_NEVER || (mode & 2);
+	int passes = khugepaged_awake(settings, pmdsize, 3, registered ? 30 : 5);
+
+	ksft_print_msg("%skhugepaged: %d full passes\n", when, passes);
+	if (registered)
+		EXPECT_GE(passes, 3);
+}
+
+/*
+ * khugepaged awake for three full passes over this mm: the JIT code it
+ * may not take stays on small pages, what the fault or mprotect() made
+ * huge stays huge.
+ */
+TEST_F_TIMEOUT(jit, khugepaged, 60)
+{
+	int want = jit_want(variant->mode & 2, variant->thp);
+	char *code = self->code;
+
+	ASSERT_EQ(jit_map(code, self->len, PROT_READ | PROT_WRITE, 0), code);
+	jit_emit(code, self->len);
+	ASSERT_EQ(mprotect(code, self->len, PROT_READ | PROT_EXEC), 0);
+	EXPECT_EQ(jit_run(code, self->len), 0);
+	jit_wake_khugepaged(_metadata, &self->settings, self->pmdsize,
+			    variant->mode, variant->thp, "");
+	EXPECT_EQ(jit_huge(code, self->len, self->pmdsize, want, want ? 3 : 0), want);
+	EXPECT_EQ(jit_run(code, self->len), 0);
+}
+
+/*
+ * prctl(PR_SET_HUGETEXT): the process's own bit 1, the opposite of the
+ * knob's, decides for memory mapped read-write-execute; after
+ * PR_HUGETEXT_SYSTEM a new mapping follows the knob again
+ */
+TEST_F(jit, prctl)
+{
+	unsigned long own = variant->mode & 2 ? PR_HUGETEXT_SET :
+			    PR_HUGETEXT_SET | PR_HUGETEXT_JIT;
+	int want = jit_want(own & PR_HUGETEXT_JIT, variant->thp);
+	char *code = self->code;
+
+	if (prctl(PR_GET_HUGETEXT, 0, 0, 0, 0) < 0)
+		SKIP(return, "no PR_SET_HUGETEXT in this kernel\n");
+	ASSERT_EQ(prctl(PR_SET_HUGETEXT, own, 0, 0, 0), 0);
+	ASSERT_EQ(jit_map(code, self->len, PROT_READ | PROT_WRITE | PROT_EXEC, 0), code);
+	jit_emit(code, self->len);
+	EXPECT_EQ(jit_huge(code, self->len, self->pmdsize, want, 0), want);
+	EXPECT_EQ(jit_run(code, self->len), 0);
+
+	ASSERT_EQ(prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SYSTEM, 0, 0, 0), 0);
+	want = jit_want(variant->mode & 2, variant->thp);
+	ASSERT_EQ(jit_map(code, self->len, PROT_READ | PROT_WRITE | PROT_EXEC, 0), code);
+	jit_emit(code, self->len);
+	EXPECT_EQ(jit_huge(code, self->len, self->pmdsize, want, 0), want);
+	EXPECT_EQ(jit_run(code, self->len), 0);
+}
+
+/* an executable stack is not JIT code: THP's own rules only */
+TEST_F(jit, stack)
+{
+	bool huge = variant->thp == THP_ALWAYS;
+	char *code = self->code;
+
+	ASSERT_EQ(jit_map(code, self->len, PROT_READ | PROT_WRITE | PROT_EXEC,
+			  MAP_GROWSDOWN), code);
+	jit_emit(code, self->len);
+	EXPECT_EQ(jit_run(code, self->len), 0);
+	EXPECT_TRUE(huge || !jit_huge(code, self->len, self->pmdsize, 0, 0));
+}
+
+/*
+ * bit 1's exclusions: write the code read-write, make it executable, run
+ * it, and find it PMD-mapped only where THP "always" made it huge at its
+ * first write; 1 s for a collapse that would come after mprotect()
+ */
+static void jit_excluded(struct __test_metadata *_metadata, char *code,
+			 size_t len, size_t pmdsize, enum thp_enabled thp)
+{
+	int want = jit_want(false, thp);
+
+	ASSERT_EQ(mprotect(code, len, PROT_READ | PROT_EXEC), 0);
+	EXPECT_EQ(jit_run(code, len), 0);
+	usleep(1000000);
+	EXPECT_EQ(jit_huge(code, len, pmdsize, want, 0), want);
+	EXPECT_EQ(jit_run(code, len), 0);
+}
+
+/* READ_IMPLIES_EXEC: all the process's readable memory is executable */
+TEST_F(jit, read_implies_exec)
+{
+	char *code = self->code;
+
+	ASSERT_NE(personality(READ_IMPLIES_EXEC), -1);
+	ASSERT_EQ(jit_map(code, self->len, PROT_READ | PROT_WRITE, 0), code);
+	jit_emit(code, self->len);
+	jit_excluded(_metadata, code, self->len, self->pmdsize, variant->thp);
+}
+
+/* MADV_NOHUGEPAGE on the code: refused whatever THP and hugetext say */
+TEST_F(jit, nohugepage)
+{
+	char *code = self->code;
+
+	ASSERT_EQ(jit_map(code, self->len, PROT_READ | PROT_WRITE, 0), code);
+	ASSERT_EQ(madvise(code, self->len, MADV_NOHUGEPAGE), 0);
+	jit_emit(code, self->len);
+	jit_excluded(_metadata, code, self->len, self->pmdsize, THP_NEVER);
+}
+
+/* PR_SET_THP_DISABLE: the process refuses huge pages altogether */
+TEST_F(jit, thp_disable)
+{
+	char *code = self->code;
+
+	ASSERT_EQ(prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0), 0);
+	ASSERT_EQ(jit_map(code, self->len, PROT_READ | PROT_WRITE, 0), code);
+	jit_emit(code, self->len);
+	jit_excluded(_metadata, code, self->len, self->pmdsize, THP_NEVER);
+}
+
+/* max_ptes_none 0: half a region of code is not collapsed into a 2M page */
+TEST_F(jit, sparse)
+{
+	char *code = self->code;
+	size_t off;
+	int want;
+
+	thp_write_num("khugepaged/max_ptes_none", 0);
+	ASSERT_EQ(jit_map(code, self->len, PROT_READ | PROT_WRITE, 0), code);
+	for (off = 0; off < self->len; off += self->pmdsize)
+		jit_emit(code + off, self->pmdsize / 2);
+	/* only the written halves are run (the rest is not code) */
+	ASSERT_EQ(mprotect(code, self->len, PROT_READ | PROT_EXEC), 0);
+	for (off = 0; off < self->len; off += self->pmdsize)
+		EXPECT_EQ(jit_run(code + off, self->pmdsize / 2), 0);
+	usleep(1000000);
+	want = jit_want(false, variant->thp);
+	EXPECT_EQ(jit_huge(code, self->len, self->pmdsize, want, 0), want);
+}
+
+/* pages of [@p, @p + @len) present and mapped by this process alone */
+static long exclusive_pages(const char *p, size_t len)
+{
+	long n = 0, psize = getpagesize();
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	uint64_t e;
+	size_t off;
+
+	if (fd < 0)
+		return -1;
+	for (off = 0; off < len; off += psize) {
+		if (pread(fd, &e, sizeof(e), ((unsigned long)p + off) / psize * sizeof(e)) !=
+		    sizeof(e)) {
+			n = -1;
+			break;
+		}
+		n += (e >> 63) & (e >> 56) & 1;	/* present, exclusively mapped */
+	}
+	close(fd);
+	return n;
+}
+
+/*
+ * A pre-forking server: the code is written, a forked child keeps it
+ * mapped, the parent rewrites three quarters of each region (those pages
+ * become its own) and makes the range executable.  The quarter still
+ * shared, fewer pages than khugepaged's max_ptes_shared, is not copied by
+ * a collapse while the child lives: nothing is PMD-mapped and as many
+ * pages stay shared.  Once the child has exited the range is this
+ * process's alone, and khugepaged, awake for three full passes, collapses
+ * it under hugetext bit 1 (THP "always" alone does not: khugepaged leaves
+ * a range no PTE of which is writable).
+ */
+TEST_F_TIMEOUT(jit, fork_shared, 60)
+{
+	int want = variant->mode & 2 ? NR_REGIONS : 0;
+	long psize = getpagesize(), npages = self->len / psize, shared;
+	char *code = self->code;
+	size_t r, off;
+	int fds[2];
+	pid_t pid;
+	char c;
+
+	ASSERT_EQ(jit_map(code, self->len, PROT_READ | PROT_WRITE, 0), code);
+	jit_emit(code, self->len);
+	ASSERT_EQ(pipe(fds), 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		/* shares the code until the parent is done */
+		close(fds[1]);
+		_exit(read(fds[0], &c, 1) < 0);
+	}
+	close(fds[0]);
+	/* a store to each page's last byte, the 0xcc after its function */
+	for (r = 0; r < self->len; r += self->pmdsize)
+		for (off = 0; off < self->pmdsize / 4 * 3; off += psize)
+			code[r + off + psize - 1] = 0xcc;
+	shared = npages - exclusive_pages(code, self->len);
+	ksft_print_msg("%ld of %ld pages shared with the child\n", shared, npages);
+	ASSERT_EQ(shared, npages / 4);	/* what the case is about */
+	ASSERT_EQ(mprotect(code, self->len, PROT_READ | PROT_EXEC), 0);
+	EXPECT_EQ(jit_run(code, self->len), 0);
+	usleep(1000000);
+	EXPECT_EQ(jit_huge(code, self->len, self->pmdsize, 0, 0), 0);
+	EXPECT_EQ(npages - exclusive_pages(code, self->len), shared);
+	close(fds[1]);
+	ASSERT_EQ(waitpid(pid, NULL, 0), pid);
+
+	EXPECT_EQ(jit_run(code, self->len), 0);
+	jit_wake_khugepaged(_metadata, &self->settings, self->pmdsize,
+			    variant->mode, variant->thp, "child gone; ");
+	EXPECT_EQ(jit_huge(code, self->len, self->pmdsize, want, want ? 3 : 0), want);
+	EXPECT_EQ(exclusive_pages(code, self->len), npages);
+	EXPECT_EQ(jit_run(code, self->len), 0);
+}
+
+/*
+ * Padding: the test writes a static ET_EXEC of three PT_LOADs (four in
+ * two layouts, below) -- the ELF
+ * headers' page (read-only) at a PMD boundary, the text from the next
+ * page to 3/4 of a region past the second boundary above it, then a
+ * writable page at the third boundary, the file bytes before it (after
+ * the text) mapped by no segment, as a linker's padding is -- and runs
+ * it.  Its code, entered in the middle of the head region (its first
+ * fault there is a miss: a fault on the pages the ELF loader read, cached
+ * in small folios, would leave the region to khugepaged), jumps to the
+ * full region, to the tail, stores 1 to its data page and spins, so
+ * reaching the store means every jump ran the file's bytes.  Against hugetext_pad_threshold and
+ * hugetext_pad_rodata (FIXTURE_VARIANT): the text mapping extends to the
+ * boundary above when the tail is at least the threshold (over bytes no
+ * segment maps: by default), and down to the boundary below when the
+ * text's part of the head region is (over the headers' segment: only with
+ * hugetext_pad_rodata); every padded region is PMD-mapped like the full
+ * one, under THP "never"; the mapped text equals the file byte for byte;
+ * hugetext_pad and hugetext_pad_head count each padded end.  Hugetext 0
+ * and threshold 0 pad nothing.  The same program exec'd with the child's
+ * own prctl(PR_SET_HUGETEXT) setting: bit 0 on with the knob at 0 pads and
+ * maps as the knob at 1 does, off with the knob at 1 as the knob at 0, and
+ * PR_HUGETEXT_SYSTEM after an override follows the knob again.
+ *
+ * The program's text under every hugetext mode and THP mode, unpadded
+ * (threshold at its maximum), with khugepaged awake for three full
+ * passes: its full region is PMD-mapped when hugetext bit 0 is on (on
+ * first fault) or THP is "always" (collapsed by khugepaged, as without
+ * hugetext, and mapped at the next touch),
+ * and stays on small pages otherwise -- bit 1 is for anonymous memory
+ * and never takes file text; PR_SET_THP_DISABLE before the exec keeps it
+ * small under hugetext 1 (counted in hugetext_skip_opted_out where the
+ * kernel has it).  Started again with its text still cached from a first
+ * run, the program's full region is PMD-mapped from the cached huge
+ * folio.  Stopped by its exec (ptrace), before its first instruction, the
+ * program has every region it will have PMD-mapped already, cold and warm,
+ * on a kernel that collapses new text on the way out of exec (no
+ * hugetext_fault_read), and none on one that reads it at the first fault.
+ */
+enum pad_thr { PAD_4K, PAD_ZERO, PAD_TAIL, PAD_TAIL_1, PAD_HEAD_1, PAD_ONE, PAD_HEAD,
+	       PAD_MAX };
+/*
+ * what follows the text in its tail's region: bytes no segment maps (a
+ * linker's padding), a read-only segment of the file bytes that follow at
+ * the same offset from their addresses (.rodata: padded over only with
+ * hugetext_pad_rodata), the writable data page, a read-only segment of
+ * other file bytes 64K past the text (another offset from its addresses),
+ * or the end of the file (the data page then bss, past the region): the
+ * last three are never padded over
+ */
+enum pad_layout { PAD_GAP, PAD_SEG, PAD_RW, PAD_NEAR, PAD_EOF };
+/*
+ * the program's own setting, made by the forked child before its exec:
+ * none, PR_HUGETEXT_SET | PR_HUGETEXT_TEXT, PR_HUGETEXT_SET (off), or
+ * PR_HUGETEXT_SET and then PR_HUGETEXT_SYSTEM (back to the knob), or
+ * PR_SET_THP_DISABLE
+ */
+enum pad_pr { PAD_PR_KNOB, PAD_PR_TEXT, PAD_PR_OFF, PAD_PR_BACK, PAD_PR_THP_DISABLE };
+
+/* the knobs both fixtures change, saved; THP saved by thp_save_settings() */
+struct pad_saved {
+	unsigned long mode, thr, rodata;
+};
+
+FIXTURE(pad)
+{
+	struct thp_settings settings;
+	struct pad_saved saved;
+	size_t pmdsize, base, tail;
+	char path[64];
+	pid_t pid;
+};
+
+FIXTURE_VARIANT(pad)
+{
+	int mode;		/* hugetext_enabled */
+	enum pad_thr thr;	/* hugetext_pad_threshold */
+	int rodata;		/* hugetext_pad_rodata */
+	int tail, head;		/* padded at the tail, at the head */
+	enum pad_pr pr;		/* prctl(PR_SET_HUGETEXT) before the exec */
+	enum pad_layout layout;	/* after the text, in its tail's region */
+	enum thp_enabled thp;	/* THP's mode; khugepaged wakes unless "never" */
+	int warm;		/* run once before: its page cache kept */
+	int stop;		/* looked at stopped by its exec, then let go */
+};
+
+FIXTURE_VARIANT_ADD(pad, gap) { .mode = 1, .thr = PAD_4K, .rodata = 0, .tail = 1, .head = 0 };
+FIXTURE_VARIANT_ADD(pad, rodata) { .mode = 1, .thr = PAD_4K, .rodata = 1, .tail = 1, .head = 1 };
+FIXTURE_VARIANT_ADD(pad, zero) { .mode = 1, .thr = PAD_ZERO, .rodata = 1 };
+FIXTURE_VARIANT_ADD(pad, tail) { .mode = 1, .thr = PAD_TAIL, .rodata = 1, .tail = 1, .head = 1 };
+FIXTURE_VARIANT_ADD(pad, tail_1) { .mode = 1, .thr = PAD_TAIL_1, .rodata = 1, .head = 1 };
+FIXTURE_VARIANT_ADD(pad, head_1) { .mode = 1, .thr = PAD_HEAD_1, .rodata = 1 };
+FIXTURE_VARIANT_ADD(pad, off) { .mode = 0, .thr = PAD_4K, .rodata = 1 };
+/* the process's setting, kept over exec, decides instead of the knob */
+FIXTURE_VARIANT_ADD(pad, prctl_text) {
+	.mode = 0, .pr = PAD_PR_TEXT, .thr = PAD_4K, .rodata = 1, .tail = 1, .head = 1 };
+FIXTURE_VARIANT_ADD(pad, prctl_off) { .mode = 1, .pr = PAD_PR_OFF, .thr = PAD_4K, .rodata = 1 };
+FIXTURE_VARIANT_ADD(pad, prctl_back) {
+	.mode = 1, .pr = PAD_PR_BACK, .thr = PAD_4K, .rodata = 1, .tail = 1, .head = 1 };
+/* thresholds: 1 byte pads both; the head's text the head alone; the maximum none */
+FIXTURE_VARIANT_ADD(pad, one) { .mode = 1, .thr = PAD_ONE, .rodata = 1, .tail = 1, .head = 1 };
+FIXTURE_VARIANT_ADD(pad, head) { .mode = 1, .thr = PAD_HEAD, .rodata = 1, .head = 1 };
+FIXTURE_VARIANT_ADD(pad, max) { .mode = 1, .thr = PAD_MAX, .rodata = 1 };
+FIXTURE_VARIANT_ADD(pad, both) { .mode = 3, .thr = PAD_4K, .rodata = 1, .tail = 1, .head = 1 };
+/* what follows the text decides whether its tail may be padded */
+FIXTURE_VARIANT_ADD(pad, seg) { .mode = 1, .thr = PAD_4K, .layout = PAD_SEG };
+FIXTURE_VARIANT_ADD(pad, seg_rodata) {
+	.mode = 1, .thr = PAD_4K, .rodata = 1, .layout = PAD_SEG, .tail = 1, .head = 1 };
+FIXTURE_VARIANT_ADD(pad, rw) { .mode = 1, .thr = PAD_4K, .rodata = 1, .layout = PAD_RW, .head = 1 };
+FIXTURE_VARIANT_ADD(pad, near) {
+	.mode = 1, .thr = PAD_4K, .rodata = 1, .layout = PAD_NEAR, .head = 1 };
+FIXTURE_VARIANT_ADD(pad, eof) {
+	.mode = 1, .thr = PAD_4K, .rodata = 1, .layout = PAD_EOF, .head = 1 };
+/* unpadded, every mode against THP's, khugepaged awake */
+FIXTURE_VARIANT_ADD(pad, off_madvise) { .mode = 0, .thr = PAD_MAX, .thp = THP_MADVISE };
+FIXTURE_VARIANT_ADD(pad, off_always) { .mode = 0, .thr = PAD_MAX, .thp = THP_ALWAYS };
+FIXTURE_VARIANT_ADD(pad, text_madvise) { .mode = 1, .thr = PAD_MAX, .thp = THP_MADVISE };
+FIXTURE_VARIANT_ADD(pad, text_always) { .mode = 1, .thr = PAD_MAX, .thp = THP_ALWAYS };
+FIXTURE_VARIANT_ADD(pad, jit_never) { .mode = 2, .thr = PAD_MAX };
+FIXTURE_VARIANT_ADD(pad, jit_madvise) { .mode = 2, .thr = PAD_MAX, .thp = THP_MADVISE };
+FIXTURE_VARIANT_ADD(pad, jit_always) { .mode = 2, .thr = PAD_MAX, .thp = THP_ALWAYS };
+FIXTURE_VARIANT_ADD(pad, both_never) { .mode = 3, .thr = PAD_MAX };
+FIXTURE_VARIANT_ADD(pad, both_madvise) { .mode = 3, .thr = PAD_MAX, .thp = THP_MADVISE };
+FIXTURE_VARIANT_ADD(pad, both_always) { .mode = 3, .thr = PAD_MAX, .thp = THP_ALWAYS };
+FIXTURE_VARIANT_ADD(pad, thp_disable) {
+	.mode = 1, .pr = PAD_PR_THP_DISABLE, .thr = PAD_MAX, .thp = THP_MADVISE };
+/* started again with its text still cached: the cached huge folio mapped */
+FIXTURE_VARIANT_ADD(pad, warm) { .mode = 1, .thr = PAD_MAX, .warm = 1 };
+/* what its exec mapped before the program ran an instruction: cold, warm, off */
+FIXTURE_VARIANT_ADD(pad, at_exec) {
+	.mode = 1, .thr = PAD_4K, .rodata = 1, .tail = 1, .head = 1, .stop = 1 };
+FIXTURE_VARIANT_ADD(pad, at_exec_warm) { .mode = 1, .thr = PAD_MAX, .warm = 1, .stop = 1 };
+FIXTURE_VARIANT_ADD(pad, at_exec_off) { .mode = 0, .thr = PAD_4K, .rodata = 1, .stop = 1 };
+
+/* a jump at @p (address @from) to @to; its length, 0 on error */
+static size_t emit_jump(unsigned char *p, unsigned long from, unsigned long to)
+{
+#if defined(__x86_64__)
+	int rel = (int)(to - (from + 5));
+
+	p[0] = 0xe9;			/* jmp rel32 */
+	memcpy(p + 1, &rel, 4);
+	return 5;
+#elif defined(__aarch64__)
+	unsigned int insn = 0x14000000 | (((to - from) >> 2) & 0x3ffffff);	/* b */
+
+	memcpy(p, &insn, 4);
+	return 4;
+#else
+	return 0;
+#endif
+}
+
+/* store 1 to the 32-bit address @data, then spin */
+static size_t emit_store_spin(unsigned char *p, unsigned int data)
+{
+#if defined(__x86_64__)
+	unsigned int one = 1;
+
+	p[0] = 0xc7;			/* movl $1, data */
+	p[1] = 0x04;
+	p[2] = 0x25;
+	memcpy(p + 3, &data, 4);
+	memcpy(p + 7, &one, 4);
+	p[11] = 0xeb;			/* jmp . */
+	p[12] = 0xfe;
+	return 13;
+#elif defined(__aarch64__)
+	unsigned int insn[] = {
+		0xd2a00000 | ((data >> 16) << 5),	/* movz x0, #data >> 16, lsl 16 */
+		0x52800021,				/* mov w1, #1 */
+		0xb9000001,				/* str w1, [x0] */
+		0x14000000,				/* b . */
+	};
+
+	if (data & 0xffff)
+		return 0;
+	memcpy(p, insn, sizeof(insn));
+	return sizeof(insn);
+#else
+	return 0;
+#endif
+}
+
+/* @v as @size little-endian bytes at @p + @off */
+static void pad_put(unsigned char *p, size_t off, unsigned long v, int size)
+{
+	int i;
+
+	for (i = 0; i < size; i++)
+		p[off + i] = v >> (8 * i);
+}
+
+/* an ELF64 program header (elf(5)) at @p: a PT_LOAD of @len bytes */
+static void pad_phdr(unsigned char *p, unsigned int flags, size_t off,
+		     unsigned long vaddr, size_t len)
+{
+	pad_put(p, 0, PT_LOAD, 4);	/* p_type */
+	pad_put(p, 4, flags, 4);	/* p_flags */
+	pad_put(p, 8, off, 8);		/* p_offset */
+	pad_put(p, 16, vaddr, 8);	/* p_vaddr */
+	pad_put(p, 24, vaddr, 8);	/* p_paddr */
+	pad_put(p, 32, len, 8);		/* p_filesz */
+	pad_put(p, 40, len, 8);		/* p_memsz */
+	pad_put(p, 48, 4096, 8);	/* p_align */
+}
+
+/* where @layout puts the program's data page, relative to its base */
+static size_t pad_data(enum pad_layout layout, size_t pmd, size_t tail)
+{
+	return layout == PAD_RW ? 2 * pmd + tail : layout == PAD_EOF ? 4 * pmd : 3 * pmd;
+}
+
+/*
+ * The program, an ELF64 ET_EXEC: [base, +4K) headers (R), [base + 4K,
+ * base + 2 PMD + tail) text (R+X), then 0xcc to the third boundary, mapped
+ * by no segment (PAD_GAP) or as @layout says, and a data page (RW) at
+ * pad_data().  Returns 0, or -errno.
+ */
+static int pad_write_elf(const char *path, size_t pmd, size_t base, size_t tail,
+			 enum pad_layout layout)
+{
+	size_t text_end = 2 * pmd + tail, data = pad_data(layout, pmd, tail);
+	size_t len = layout == PAD_EOF ? text_end : 3 * pmd + 2 * 4096, n;
+	unsigned char *img = malloc(3 * pmd + 2 * 4096);
+	int fd, phnum = 3, ret = 0;
+
+	if (!img)
+		return -ENOMEM;
+	memset(img, 0xcc, 3 * pmd + 2 * 4096);
+	memset(img, 0, 4096);
+	if (layout != PAD_EOF)
+		memset(img + data, 0, 4096);
+	/* the ELF header: 64 bytes, the program headers (56 each) after it */
+	memcpy(img, ELFMAG, SELFMAG);
+	img[EI_CLASS] = ELFCLASS64;
+	img[EI_DATA] = ELFDATA2LSB;
+	img[EI_VERSION] = EV_CURRENT;
+	pad_put(img, 16, ET_EXEC, 2);			/* e_type */
+#if defined(__x86_64__)
+	pad_put(img, 18, EM_X86_64, 2);			/* e_machine */
+#else
+	pad_put(img, 18, EM_AARCH64, 2);
+#endif
+	pad_put(img, 20, EV_CURRENT, 4);		/* e_version */
+	pad_put(img, 24, base + pmd / 2, 8);		/* e_entry */
+	pad_put(img, 32, 64, 8);			/* e_phoff */
+	pad_put(img, 52, 64, 2);			/* e_ehsize */
+	pad_put(img, 54, 56, 2);			/* e_phentsize */
+	pad_phdr(img + 64, PF_R, 0, base, 4096);
+	pad_phdr(img + 64 + 56, PF_R | PF_X, 4096, base + 4096, text_end - 4096);
+	/* the data page: file-backed, or bss past the end of the file */
+	pad_phdr(img + 64 + 2 * 56, PF_R | PF_W, layout == PAD_EOF ? 0 : data,
+		 base + data, 4096);
+	if (layout == PAD_EOF)
+		pad_put(img + 64 + 2 * 56, 32, 0, 8);	/* p_filesz */
+	if (layout == PAD_SEG)		/* the bytes after the text, as they lie */
+		pad_phdr(img + 64 + 56 * phnum++, PF_R, text_end, base + text_end,
+			 3 * pmd - text_end);
+	if (layout == PAD_NEAR)		/* 64K past the text: the data's neighbour */
+		pad_phdr(img + 64 + 56 * phnum++, PF_R, 3 * pmd + 4096,
+			 base + text_end + (64 << 10), 4096);
+	pad_put(img, 56, phnum, 2);			/* e_phnum */
+	/* head region -> full region -> tail -> store and spin */
+	if (!emit_jump(img + pmd / 2, base + pmd / 2, base + pmd) ||
+	    !emit_jump(img + pmd, base + pmd, base + 2 * pmd) ||
+	    !emit_store_spin(img + 2 * pmd, base + data))
+		ret = -EINVAL;
+	fd = ret ? -1 : open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	if (!ret && fd < 0)
+		ret = -errno;
+	for (n = 0; !ret && n < len; n += 1 << 20)
+		if (pwrite(fd, img + n, MIN(len - n, (size_t)1 << 20), n) < 0)
+			ret = -errno;
+	if (!ret && fsync(fd))
+		ret = -errno;
+	if (fd >= 0)
+		close(fd);
+	free(img);
+	return ret;
+}
+
+/* @pid's executable mappings of @path: their span, FilePmdMapped in bytes */
+static long pad_smaps(pid_t pid, const char *path, unsigned long *start,
+		      unsigned long *end)
+{
+	char name[64], line[512], perms[8], file[256];
+	unsigned long s, e;
+	long kb, sum = 0;
+	bool in = false;
+	FILE *f;
+
+	snprintf(name, sizeof(name), "/proc/%d/smaps", pid);
+	f = fopen(name, "r");
+	if (!f)
+		return -1;
+	*start = ULONG_MAX;
+	*end = 0;
+	while (fgets(line, sizeof(line), f)) {
+		file[0] = 0;
+		if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %255s", &s, &e, perms, file) >= 3) {
+			size_t fl = strlen(file), pl = strlen(path);
+
+			in = strchr(perms, 'x') && fl >= pl && !strcmp(file + fl - pl, path);
+			if (in) {
+				*start = MIN(*start, s);
+				*end = MAX(*end, e);
+			}
+		} else if (in && sscanf(line, "FilePmdMapped: %ld kB", &kb) == 1) {
+			sum += kb << 10;
+		}
+	}
+	fclose(f);
+	return sum;
+}
+
+/* @len bytes of @pid at @addr equal @path's bytes at @off: 1, else 0 */
+static int pad_same(pid_t pid, unsigned long addr, const char *path, size_t off, size_t len)
+{
+	static char a[1 << 16], b[1 << 16];
+	char name[64];
+	int mem, fd, same = 1;
+	size_t n, k;
+
+	snprintf(name, sizeof(name), "/proc/%d/mem", pid);
+	mem = open(name, O_RDONLY);
+	fd = open(path, O_RDONLY);
+	for (n = 0; mem >= 0 && fd >= 0 && same && n < len; n += k) {
+		k = MIN(sizeof(a), len - n);
+		same = pread(mem, a, k, addr + n) == (ssize_t)k &&
+		       pread(fd, b, k, off + n) == (ssize_t)k && !memcmp(a, b, k);
+	}
+	if (mem < 0 || fd < 0)
+		same = 0;
+	if (mem >= 0)
+		close(mem);
+	if (fd >= 0)
+		close(fd);
+	return same;
+}
+
+/* @pid's program stored 1 at @addr within 3 s: true */
+static bool pad_wait_store(pid_t pid, unsigned long addr)
+{
+	unsigned int flag = 0;
+	char mem[64];
+	int i, fd;
+
+	snprintf(mem, sizeof(mem), "/proc/%d/mem", pid);
+	for (i = 0; i < 300 && flag != 1; i++) {
+		fd = open(mem, O_RDONLY);
+		if (fd >= 0 && pread(fd, &flag, sizeof(flag), addr) != sizeof(flag))
+			flag = 0;
+		if (fd >= 0)
+			close(fd);
+		if (flag != 1)
+			usleep(10000);
+	}
+	return flag == 1;
+}
+
+/* pages of @fd's first @len bytes in the page cache (mincore()); 0 on error */
+static long cached_pages(int fd, size_t len)
+{
+	size_t n = (len + 4095) / 4096, i;
+	unsigned char *vec = malloc(n ? n : 1);
+	void *p = len ? mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
+	long cached = 0;
+
+	if (vec && p != MAP_FAILED && !mincore(p, len, vec))
+		for (i = 0; i < n; i++)
+			cached += vec[i] & 1;
+	if (p != MAP_FAILED)
+		munmap(p, len);
+	free(vec);
+	return cached;
+}
+
+/*
+ * @path's page cache evicted, and seen empty: a first fault in it is a
+ * miss, as in a program started cold; 0, -EBUSY if pages stayed cached
+ * through ten tries 10 ms apart, or -errno
+ */
+static int pad_evict(const char *path)
+{
+	int fd = open(path, O_RDONLY), ret = 0, i;
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	for (i = 0; i < 10; i++) {
+		ret = -posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		if (ret || fstat(fd, &st) || !cached_pages(fd, st.st_size))
+			break;
+		ret = -EBUSY;
+		usleep(10000);
+	}
+	close(fd);
+	return ret;
+}
+
+/*
+ * fork and exec ./@path with the per-process setting @pr, traced if @stop
+ * (stopped by its exec's SIGTRAP); the child's pid
+ */
+static pid_t pad_spawn(const char *path, enum pad_pr pr, bool stop)
+{
+	unsigned long set = pr == PAD_PR_TEXT ? PR_HUGETEXT_SET | PR_HUGETEXT_TEXT :
+			    PR_HUGETEXT_SET;
+	char exe[80];
+	pid_t pid;
+
+	snprintf(exe, sizeof(exe), "./%s", path);
+	pid = fork();
+	if (pid)
+		return pid;
+	if (pr == PAD_PR_THP_DISABLE) {
+		if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
+			_exit(126);
+	} else if (pr != PAD_PR_KNOB && prctl(PR_SET_HUGETEXT, set, 0, 0, 0)) {
+		_exit(126);
+	}
+	if (pr == PAD_PR_BACK && prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SYSTEM, 0, 0, 0))
+		_exit(126);
+	if (stop && ptrace(PTRACE_TRACEME, 0, 0, 0))
+		_exit(126);
+	execle(exe, exe, (char *)NULL, (char *)NULL);
+	_exit(127);
+}
+
+/* pad_spawn() into *@pid (the teardown's to reap), and its store at @addr */
+static void pad_start(struct __test_metadata *_metadata, pid_t *pid, const char *path,
+		      enum pad_pr pr, unsigned long addr)
+{
+	*pid = pad_spawn(path, pr, false);
+	ASSERT_GT(*pid, 0);
+	ASSERT_TRUE(pad_wait_store(*pid, addr)) {
+		TH_LOG("%s did not reach its store", path);
+	}
+}
+
+/*
+ * Why the pad and rollback fixtures cannot run here (a reason for SKIP),
+ * or NULL; @pmdsize is set when they can
+ */
+static const char *pad_unsupported(size_t *pmdsize)
+{
+	static char why[64];
+	unsigned char code[16];
+
+	if (access(KNOB, F_OK) || access(PAD_KNOB, F_OK) || access(RODATA_KNOB, F_OK))
+		return "no hugetext padding in this kernel";
+	if (!emit_jump(code, 0, 0))
+		return "no code generator for this architecture";
+	if (getpagesize() != 4096) {
+		snprintf(why, sizeof(why), "page size %d: the program is laid out for 4K",
+			 getpagesize());
+		return why;
+	}
+	*pmdsize = read_pmd_pagesize();
+	if (!*pmdsize)
+		return "Unable to read PMD size";
+	if (!huge_cache_fs())
+		return "not ext4, xfs or btrfs: no PMD-sized page cache folios";
+	return NULL;
+}
+
+/*
+ * Save hugetext's knobs and THP's settings into @saved and @settings, set
+ * THP's mode to @thp with khugepaged parked (a 600 s pace)
+ */
+static void pad_save(struct pad_saved *saved, struct thp_settings *settings,
+		     enum thp_enabled thp)
+{
+	saved->mode = knob_read();
+	saved->thr = read_num(PAD_KNOB);
+	saved->rodata = read_num(RODATA_KNOB);
+	thp_save_settings();
+	thp_read_settings(settings);
+	settings->thp_enabled = thp;
+	settings->khugepaged.scan_sleep_millisecs = 600000;
+	settings->khugepaged.alloc_sleep_millisecs = 600000;
+}
+
+static void pad_restore(const struct pad_saved *saved)
+{
+	path_write_num(KNOB, saved->mode);
+	path_write_num(PAD_KNOB, saved->thr);
+	path_write_num(RODATA_KNOB, saved->rodata);
+	thp_restore_settings();
+}
+
+/* SIGKILL and reap *@pid if it is a child still to reap */
+static void pad_reap(pid_t *pid)
+{
+	if (*pid > 0) {
+		kill(*pid, SIGKILL);
+		waitpid(*pid, NULL, 0);
+	}
+	*pid = 0;
+}
+
+FIXTURE_SETUP(pad)
+{
+	const char *why;
+	unsigned long thr;
+	int ret;
+
+	self->pid = 0;
+	self->path[0] = 0;
+	why = pad_unsupported(&self->pmdsize);
+	if (why)
+		SKIP(return, "%s\n", why);
+	if (variant->pr != PAD_PR_KNOB && variant->pr != PAD_PR_THP_DISABLE &&
+	    prctl(PR_GET_HUGETEXT, 0, 0, 0, 0) < 0)
+		SKIP(return, "no PR_SET_HUGETEXT in this kernel\n");
+	self->base = 2 * self->pmdsize;
+	self->tail = self->pmdsize / 4 * 3;
+	snprintf(self->path, sizeof(self->path), "hugetext-pad.%d", getpid());
+	ret = pad_write_elf(self->path, self->pmdsize, self->base, self->tail, variant->layout);
+	ASSERT_EQ(ret, 0);
+
+	pad_save(&self->saved, &self->settings, variant->thp);
+	self->settings.khugepaged.max_ptes_none = self->pmdsize / 4096 - 1;
+	/* khugepaged_awake() writes these settings again: the mode with them */
+	self->settings.hugetext_enabled = variant->mode;
+	thp_write_settings(&self->settings);
+	thr = variant->thr == PAD_4K ? 4096 : variant->thr == PAD_ZERO ? 0 :
+	      variant->thr == PAD_TAIL ? self->tail :
+	      variant->thr == PAD_TAIL_1 ? self->tail + 1 :
+	      variant->thr == PAD_HEAD_1 ? self->pmdsize - 4096 + 1 :
+	      variant->thr == PAD_ONE ? 1 :
+	      variant->thr == PAD_HEAD ? self->pmdsize - 4096 : self->pmdsize - 1;
+	ASSERT_EQ(path_write_num(PAD_KNOB, thr), 0);
+	ASSERT_EQ(path_write(RODATA_KNOB, variant->rodata ? "1" : "0"), 0);
+	ASSERT_EQ(path_write_num(KNOB, variant->mode), 0);
+}
+
+FIXTURE_TEARDOWN(pad)
+{
+	pad_reap(&self->pid);
+	pad_restore(&self->saved);
+	if (self->path[0])
+		unlink(self->path);
+}
+
+TEST_F(pad, exec)
+{
+	unsigned long pmd = self->pmdsize, base = self->base, start = 0, end = 0;
+	unsigned long want_start = variant->head ? base : base + 4096;
+	unsigned long want_end = variant->tail ? base + 3 * pmd : base + 2 * pmd + self->tail;
+	bool on = variant->pr == PAD_PR_KNOB || variant->pr == PAD_PR_BACK ?
+		  variant->mode & 1 : variant->pr == PAD_PR_TEXT;
+	bool thp = variant->thp == THP_ALWAYS && variant->pr != PAD_PR_THP_DISABLE;
+	long want_pmd = on ? (1 + variant->tail + variant->head) * pmd : thp ? pmd : 0;
+	long pad0 = read_vmstat("hugetext_pad"), head0 = read_vmstat("hugetext_pad_head");
+	/* first-fault reads, huge or not (kernels that read text at faults) */
+	long rd0 = read_vmstat("hugetext_fault_read");
+	long fb0 = read_vmstat("hugetext_fault_fallback");
+	size_t data = pad_data(variant->layout, pmd, self->tail);
+	long pmdmapped = -1, at_exec = -1, ok0, map0;
+	long opted0 = read_vmstat("hugetext_skip_opted_out");
+	int i, passes, status;
+
+	ASSERT_EQ(pad_evict(self->path), 0);
+	if (variant->warm) {
+		/* a first run reads the text in; the second starts warm */
+		pad_start(_metadata, &self->pid, self->path, PAD_PR_KNOB, base + data);
+		pad_reap(&self->pid);
+	}
+	ok0 = read_vmstat("hugetext_collapse_ok");
+	map0 = read_vmstat("hugetext_map_ok");
+	if (variant->stop) {
+		/* stopped by its exec, before its first instruction: its PMDs */
+		self->pid = pad_spawn(self->path, variant->pr, true);
+		ASSERT_GT(self->pid, 0);
+		ASSERT_EQ(waitpid(self->pid, &status, 0), self->pid);
+		ASSERT_TRUE(WIFSTOPPED(status) && WSTOPSIG(status) == SIGTRAP);
+		at_exec = pad_smaps(self->pid, self->path, &start, &end);
+		ASSERT_EQ(ptrace(PTRACE_DETACH, self->pid, 0, 0), 0);
+		ASSERT_TRUE(pad_wait_store(self->pid, base + data));
+	} else {
+		/* the store, then the PMDs: up to 3 s each */
+		pad_start(_metadata, &self->pid, self->path, variant->pr, base + data);
+	}
+	if (variant->thp != THP_NEVER) {
+		passes = khugepaged_awake(&self->settings, pmd, 3, 30);
+		ksft_print_msg("khugepaged: %d full passes\n", passes);
+		EXPECT_GE(passes, 3);
+		/*
+		 * khugepaged's collapse retracts the region's page table: its
+		 * next touch (the program's next call into it) maps the PMD
+		 */
+		EXPECT_TRUE(pad_same(self->pid, base + pmd, self->path, pmd, 4096));
+	}
+	for (i = 0; i < 300; i++) {
+		pmdmapped = pad_smaps(self->pid, self->path, &start, &end);
+		if (pmdmapped >= want_pmd)
+			break;
+		usleep(10000);
+	}
+	ksft_print_msg("text mapped %#lx-%#lx, %ld kB PMD-mapped\n", start, end, pmdmapped >> 10);
+	if (pmdmapped != want_pmd && rd0 >= 0 && fb0 >= 0)
+		ksft_print_msg("hugetext_fault_read +%ld, hugetext_fault_fallback +%ld\n",
+			       read_vmstat("hugetext_fault_read") - rd0,
+			       read_vmstat("hugetext_fault_fallback") - fb0);
+	EXPECT_EQ(start, want_start);
+	EXPECT_EQ(end, want_end);
+	EXPECT_EQ(pmdmapped, want_pmd);
+	/* what is mapped executable, padding included, is the file's */
+	ASSERT_LT(start, end);
+	EXPECT_TRUE(pad_same(self->pid, start, self->path, start - base, end - start));
+	if (pad0 >= 0 && head0 >= 0) {
+		EXPECT_EQ(read_vmstat("hugetext_pad") - pad0, variant->tail);
+		EXPECT_EQ(read_vmstat("hugetext_pad_head") - head0, variant->head);
+	}
+	if (variant->pr == PAD_PR_THP_DISABLE && opted0 >= 0)
+		EXPECT_GT(read_vmstat("hugetext_skip_opted_out"), opted0);
+	if (!variant->stop)
+		return;
+	/*
+	 * A kernel that collapses new text on the way out of exec (no
+	 * hugetext_fault_read) has every region PMD-mapped before the first
+	 * instruction: collapsed from a cold page cache, mapped from a warm
+	 * one, each counted once; one that reads at the first fault, none.
+	 */
+	ksft_print_msg("stopped by its exec: %ld kB PMD-mapped\n", at_exec >> 10);
+	EXPECT_EQ(at_exec, rd0 < 0 ? want_pmd : 0);
+	if (rd0 < 0 && ok0 >= 0 && map0 >= 0) {
+		ok0 = read_vmstat("hugetext_collapse_ok") - ok0;
+		map0 = read_vmstat("hugetext_map_ok") - map0;
+		ksft_print_msg("hugetext_collapse_ok +%ld, hugetext_map_ok +%ld\n", ok0, map0);
+		EXPECT_EQ(ok0 + map0, want_pmd / (long)pmd);
+		EXPECT_EQ(variant->warm ? ok0 : map0, 0);
+	}
+}
+
+/*
+ * The way back, as transhuge.rst gives it.  A program's text PMD-mapped
+ * by hugetext 1 (the full region and the padded tail); hugetext 0 then
+ * leaves a new program on small pages and counts no hugetext work;
+ * split_huge_pages (debugfs) of the running program's text returns it to
+ * small pages, its bytes the file's, the program still running, and
+ * splits the page cache with it: a new run of the same file, which before
+ * the split was PMD-mapped from the cached folios with hugetext 0, now
+ * runs on small pages.  Once the programs are gone and the files evicted,
+ * FileHugePages is back where it was.
+ */
+#define SPLIT_DEBUGFS "/sys/kernel/debug/split_huge_pages"
+#define ROLLBACK_RUNS 4
+#define ROLLBACK_SPLITS 50
+
+FIXTURE(rollback)
+{
+	struct thp_settings settings;
+	struct pad_saved saved;
+	size_t pmdsize, base, tail;
+	char path[2][64];
+	pid_t pid[ROLLBACK_RUNS];
+};
+
+/* the vmstat counters of hugetext's work on text, summed */
+static long hugetext_work(void)
+{
+	static const char * const names[] = {
+		"hugetext_fault_read", "hugetext_collapse_ok", "hugetext_map_ok",
+		"hugetext_pad", "hugetext_pad_head", NULL
+	};
+	long sum = 0, v;
+	int i;
+
+	for (i = 0; names[i]; i++) {
+		v = read_vmstat(names[i]);
+		if (v > 0)
+			sum += v;
+	}
+	return sum;
+}
+
+/* /proc/meminfo's @name in kB, -1 if absent */
+static long meminfo_kb(const char *name)
+{
+	return proc_field("/proc/meminfo", name, ':');
+}
+
+FIXTURE_SETUP(rollback)
+{
+	const char *why;
+	int i;
+
+	memset(self->pid, 0, sizeof(self->pid));
+	memset(self->path, 0, sizeof(self->path));
+	why = pad_unsupported(&self->pmdsize);
+	if (why)
+		SKIP(return, "%s\n", why);
+	if (access(SPLIT_DEBUGFS, W_OK))
+		SKIP(return, "no %s (debugfs not mounted, or no CONFIG_DEBUG_FS)\n",
+		     SPLIT_DEBUGFS);
+	self->base = 2 * self->pmdsize;
+	self->tail = self->pmdsize / 4 * 3;
+	for (i = 0; i < 2; i++) {
+		snprintf(self->path[i], sizeof(self->path[i]), "hugetext-rollback%d.%d",
+			 i, getpid());
+		ASSERT_EQ(pad_write_elf(self->path[i], self->pmdsize, self->base,
+					self->tail, PAD_GAP), 0);
+		pad_evict(self->path[i]);
+	}
+	pad_save(&self->saved, &self->settings, THP_NEVER);
+	self->settings.hugetext_enabled = 1;
+	thp_write_settings(&self->settings);
+	ASSERT_EQ(path_write(PAD_KNOB, "4096"), 0);
+	ASSERT_EQ(path_write(RODATA_KNOB, "0"), 0);
+	ASSERT_EQ(knob_write("1"), 0);
+}
+
+FIXTURE_TEARDOWN(rollback)
+{
+	int i;
+
+	for (i = 0; i < ROLLBACK_RUNS; i++)
+		pad_reap(&self->pid[i]);
+	pad_restore(&self->saved);
+	for (i = 0; i < 2; i++)
+		if (self->path[i][0])
+			unlink(self->path[i]);
+}
+
+TEST_F(rollback, split)
+{
+	unsigned long pmd = self->pmdsize, base = self->base, data = base + 3 * pmd;
+	unsigned long start = 0, end = 0;
+	long huge0 = meminfo_kb("FileHugePages"), work0, cached;
+	char val[80];
+	int i;
+
+	/* hugetext 1: the full region and the padded tail */
+	pad_start(_metadata, &self->pid[0], self->path[0], PAD_PR_KNOB, data);
+	EXPECT_EQ(pad_smaps(self->pid[0], self->path[0], &start, &end), 2 * pmd);
+	EXPECT_EQ(end, base + 3 * pmd);
+
+	/* hugetext 0: a new program on small pages, no hugetext work */
+	ASSERT_EQ(knob_write("0"), 0);
+	work0 = hugetext_work();
+	pad_start(_metadata, &self->pid[1], self->path[1], PAD_PR_KNOB, data);
+	EXPECT_EQ(pad_smaps(self->pid[1], self->path[1], &start, &end), 0);
+	EXPECT_EQ(end, base + 2 * pmd + self->tail);
+	EXPECT_EQ(hugetext_work(), work0);
+	/* the huge page cache stays: a new run of the first file maps it */
+	pad_start(_metadata, &self->pid[2], self->path[0], PAD_PR_KNOB, data);
+	cached = pad_smaps(self->pid[2], self->path[0], &start, &end);
+	ksft_print_msg("hugetext 0, the first file again: %ld kB PMD-mapped\n", cached >> 10);
+	EXPECT_EQ(cached, pmd);
+	pad_reap(&self->pid[2]);
+
+	/*
+	 * split_huge_pages of the running program's text.  A folio the
+	 * program is executing in can be busy (its fault on the migration
+	 * entry holds it) and is then left whole: written again, up to
+	 * ROLLBACK_SPLITS times, as an admin would repeat it
+	 */
+	pad_smaps(self->pid[0], self->path[0], &start, &end);
+	snprintf(val, sizeof(val), "%d,0x%lx,0x%lx", self->pid[0], start, end);
+	for (i = 1; i <= ROLLBACK_SPLITS; i++) {
+		ASSERT_EQ(path_write(SPLIT_DEBUGFS, val), 0);
+		if (!pad_smaps(self->pid[0], self->path[0], &start, &end))
+			break;
+		usleep(20000);
+	}
+	ksft_print_msg("split_huge_pages written %d times\n", MIN(i, ROLLBACK_SPLITS));
+	EXPECT_EQ(pad_smaps(self->pid[0], self->path[0], &start, &end), 0);
+	EXPECT_EQ(end, base + 3 * pmd);
+	EXPECT_TRUE(pad_same(self->pid[0], start, self->path[0], start - base, end - start));
+	EXPECT_EQ(waitpid(self->pid[0], NULL, WNOHANG), 0);
+	/* and the page cache with it */
+	pad_start(_metadata, &self->pid[3], self->path[0], PAD_PR_KNOB, data);
+	EXPECT_EQ(pad_smaps(self->pid[3], self->path[0], &start, &end), 0);
+
+	for (i = 0; i < ROLLBACK_RUNS; i++)
+		pad_reap(&self->pid[i]);
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(pad_evict(self->path[i]), 0);
+	ksft_print_msg("FileHugePages %ld kB before, %ld kB after\n", huge0,
+		       meminfo_kb("FileHugePages"));
+	EXPECT_LE(meminfo_kb("FileHugePages"), huge0);
+}
+
+/*
+ * The cap: with khugepaged/max_nr_hugetext at N, a process keeps at most
+ * N regions of code PMD-mapped, text and JIT code together, the hottest
+ * ones, chosen by sampling accessed bits every hugetext_sample_millisecs
+ * (100 here).  A child of the test maps SAMPLER_REGIONS full regions of a
+ * file of functions, each its own mapping (a region apart, so that
+ * /proc/PID/smaps tells them apart), and, for the JIT cases,
+ * SAMPLER_JIT regions of anonymous memory it writes functions into and
+ * makes executable; then it calls every function of the regions it is
+ * told are hot, every 2 ms, checking each result (the bytes executed are
+ * the file's), and switches to its second hot set when told.  The test
+ * polls the child's smaps every 50 ms: the PMD-mapped set must become
+ * the expected one and hold for a second, within MAX_PERIODS sampling
+ * periods, and never exceed the cap on the way.
+ *
+ * Regions are numbered as in hot sets: text 0..SAMPLER_REGIONS - 1, then
+ * the JIT regions.  Where text is read huge at its first fault
+ * (hugetext_fault_read in /proc/vmstat) an uncapped process gets the
+ * regions it runs; where new text is collapsed at mmap() (a kernel
+ * without that counter) it gets all of them.
+ */
+#define SAMPLER_REGIONS	10
+#define SAMPLER_JIT	2
+#define SAMPLE_MS	100
+/*
+ * Sampling periods for a hot set to be PMD-mapped: the design needs two
+ * or three and the collapse; 3 to 7 measured under QEMU TCG, 17 on a
+ * loaded host with both regions read from disk.
+ */
+#define MAX_PERIODS	60
+#define SAMPLER_WAIT	(MAX_PERIODS * SAMPLE_MS / 1000.0 + 5)
+#define BIT(i)		(1u << (i))
+#define JIT0		SAMPLER_REGIONS
+
+/* the file, the children, and where they map their regions */
+struct hotset {
+	size_t pmdsize, span;
+	char path[64];
+	int fd;
+	char *reserve, *base;
+	int *phase;		/* shared: 1 switches the children to hot2 */
+	bool first_fault;
+	pid_t pid[2];
+};
+
+FIXTURE(sampler)
+{
+	struct thp_settings settings;
+	unsigned long mode_saved;
+	long cap_saved, sample_saved;
+	struct hotset h;
+};
+
+/* region @i (text, then JIT): every other PMD of the reservation */
+static char *sampler_region(struct hotset *h, int i)
+{
+	return h->base + 2 * (size_t)i * h->pmdsize;
+}
+
+FIXTURE_SETUP(sampler)
+{
+	struct hotset *h = &self->h;
+	unsigned char page[16];
+
+	if (access(KNOB, F_OK))
+		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
+	if (access(CAP_KNOB, F_OK) || access(SAMPLE_KNOB, F_OK))
+		SKIP(return, "no max_nr_hugetext in this kernel\n");
+	if (!emit_fn(page, 0))
+		SKIP(return, "no code generator for this architecture\n");
+	if (getpagesize() != 4096)
+		SKIP(return, "page size %d: the functions are laid out for 4K\n",
+		     getpagesize());
+	h->pmdsize = read_pmd_pagesize();
+	if (!h->pmdsize)
+		SKIP(return, "Unable to read PMD size\n");
+	if (!huge_cache_fs())
+		SKIP(return, "not ext4, xfs or btrfs: no PMD-sized page cache folios\n");
+	h->first_fault = read_vmstat("hugetext_fault_read") >= 0;
+
+	snprintf(h->path, sizeof(h->path), "hugetext-sampler.%d", getpid());
+	ASSERT_EQ(write_functions(h->path, SAMPLER_REGIONS * h->pmdsize), 0);
+	h->fd = open(h->path, O_RDONLY);
+	ASSERT_GE(h->fd, 0);
+	/* each case reads the file from disk: its page cache as at boot */
+	posix_fadvise(h->fd, 0, 0, POSIX_FADV_DONTNEED);
+	h->span = (2 * (SAMPLER_REGIONS + SAMPLER_JIT) + 1) * h->pmdsize;
+	h->reserve = mmap(NULL, h->span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(h->reserve, MAP_FAILED);
+	h->base = (char *)(((unsigned long)h->reserve + h->pmdsize - 1) & ~(h->pmdsize - 1));
+	h->phase = mmap(NULL, sizeof(*h->phase), PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(h->phase, MAP_FAILED);
+
+	self->mode_saved = knob_read();
+	self->cap_saved = read_num(CAP_KNOB);
+	self->sample_saved = read_num(SAMPLE_KNOB);
+	thp_save_settings();
+	thp_read_settings(&self->settings);
+	self->settings.thp_enabled = THP_MADVISE;
+	self->settings.hugepages[sz2ord(h->pmdsize, getpagesize())].enabled = THP_INHERIT;
+	self->settings.khugepaged.scan_sleep_millisecs = 100;
+	self->settings.khugepaged.alloc_sleep_millisecs = 100;
+	self->settings.khugepaged.pages_to_scan = 16384;
+	/* defrag_never writes these settings again: the mode with them */
+	self->settings.hugetext_enabled = 1;
+	thp_write_settings(&self->settings);
+	ASSERT_EQ(knob_write("1"), 0);
+	ASSERT_EQ(path_write(CAP_KNOB, "0"), 0);
+	ASSERT_EQ(path_write_num(SAMPLE_KNOB, SAMPLE_MS), 0);
+}
+
+FIXTURE_TEARDOWN(sampler)
+{
+	struct hotset *h = &self->h;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (h->pid[i] > 0) {
+			kill(h->pid[i], SIGKILL);
+			waitpid(h->pid[i], NULL, 0);
+		}
+	path_write_num(CAP_KNOB, self->cap_saved);
+	path_write_num(SAMPLE_KNOB, self->sample_saved);
+	path_write_num(KNOB, self->mode_saved);
+	thp_restore_settings();
+	munmap(h->phase, sizeof(*h->phase));
+	munmap(h->reserve, h->span);
+	close(h->fd);
+	unlink(h->path);
+}
+
+/* MADV_COLLAPSE of @len at @p in the process of @pidfd: 0 or the errno */
+static int sampler_collapse(int pidfd, char *p, size_t len)
+{
+	struct iovec iov = { p, len };
+	int tries = 10, err;
+
+	for (;;) {
+		err = syscall(__NR_process_madvise, pidfd, &iov, 1, MADV_COLLAPSE, 0) < 0 ?
+		      errno : 0;
+		if (err != EAGAIN || !--tries)
+			return err;
+		usleep(20000);
+	}
+}
+
+/*
+ * MADV_NOHUGEPAGE over this program's own executable mappings (their span,
+ * pad_smaps()): its text is code the cap counts too, and a binary whose
+ * text segment begins with its ELF headers (arm64: 4.2-4.8 MB) has full
+ * regions of it, one hot with the child's loop, which would take a slot
+ * from the fixture's regions.  0, or -1 if it could not be opted out.
+ */
+static int sampler_own_text_out(void)
+{
+	unsigned long start, end;
+	char exe[PATH_MAX];
+
+	if (self_exe(exe, sizeof(exe)))
+		return -1;
+	if (pad_smaps(getpid(), exe, &start, &end) < 0 || start >= end)
+		return -1;
+	return madvise((void *)start, end - start, MADV_NOHUGEPAGE);
+}
+
+/* the child: map, write the JIT code, say so on @ready, run @hot */
+static void sampler_child(struct hotset *h, int jit, unsigned long pr,
+			  unsigned int hot, unsigned int hot2, int ready, pid_t parent)
+{
+	size_t pmd = h->pmdsize, off;
+	unsigned int set;
+	int i;
+
+	/* gone with the test, even one the harness kills */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		_exit(3);
+	if (pr && prctl(PR_SET_HUGETEXT, pr, 0, 0, 0))
+		_exit(3);
+	if (sampler_own_text_out())
+		_exit(3);
+	for (i = 0; i < SAMPLER_REGIONS; i++)
+		if (mmap(sampler_region(h, i), pmd, PROT_READ | PROT_EXEC,
+			 MAP_PRIVATE | MAP_FIXED, h->fd, i * pmd) == MAP_FAILED)
+			_exit(3);
+	for (i = 0; i < jit; i++) {
+		char *p = jit_map(sampler_region(h, JIT0 + i), pmd,
+				  PROT_READ | PROT_WRITE, 0);
+
+		if (p == MAP_FAILED)
+			_exit(3);
+		jit_emit(p, pmd);
+		if (mprotect(p, pmd, PROT_READ | PROT_EXEC))
+			_exit(3);
+	}
+	if (write(ready, "r", 1) != 1)
+		_exit(3);
+	close(ready);
+	for (;;) {
+		set = __atomic_load_n(h->phase, __ATOMIC_RELAXED) ? hot2 : hot;
+		for (i = 0; i < JIT0 + jit; i++) {
+			char *r = sampler_region(h, i);
+			/* a text region's functions return their file page */
+			unsigned int first = i < JIT0 ? i * pmd / 4096 : 0;
+
+			if (!(set & BIT(i)))
+				continue;
+			for (off = 0; off < pmd; off += 4096)
+				if (((fn_t)(r + off))() != first + off / 4096)
+					_exit(2);
+		}
+		usleep(2000);
+	}
+}
+
+/*
+ * Child @n: its @jit JIT regions, its prctl @pr (0: none), hot sets @hot
+ * and, once h->phase is set, @hot2.  0 once it runs, -1 if it did not.
+ */
+static int sampler_spawn(struct hotset *h, int n, int jit,
+			 unsigned long pr, unsigned int hot, unsigned int hot2)
+{
+	pid_t parent = getpid();
+	int fds[2];
+	char c;
+
+	if (pipe(fds))
+		return -1;
+	h->pid[n] = fork();
+	if (h->pid[n] < 0)
+		return -1;
+	if (!h->pid[n]) {
+		close(fds[0]);
+		sampler_child(h, jit, pr, hot, hot2, fds[1], parent);
+		_exit(0);
+	}
+	close(fds[1]);
+	n = read(fds[0], &c, 1) == 1 ? 0 : -1;
+	close(fds[0]);
+	return n;
+}
+
+static void sampler_stop(struct hotset *h, int n)
+{
+	if (h->pid[n] > 0) {
+		kill(h->pid[n], SIGKILL);
+		waitpid(h->pid[n], NULL, 0);
+	}
+	h->pid[n] = 0;
+}
+
+/* bit i: region i of child @n is PMD-mapped (one read of its smaps); -1: gone */
+static long sampler_mask(struct hotset *h, int n)
+{
+	char line[512], perms[8];
+	unsigned long s, e;
+	long kb, mask = 0;
+	int i, cur = -1;
+	FILE *f;
+
+	snprintf(line, sizeof(line), "/proc/%d/smaps", h->pid[n]);
+	f = fopen(line, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %7s", &s, &e, perms) == 3) {
+			cur = -1;
+			for (i = 0; i < JIT0 + SAMPLER_JIT; i++)
+				if (s == (unsigned long)sampler_region(h, i) &&
+				    e - s == h->pmdsize)
+					cur = i;
+			continue;
+		}
+		if (cur >= 0 &&
+		    (sscanf(line, "FilePmdMapped: %ld kB", &kb) == 1 ||
+		     sscanf(line, "AnonHugePages: %ld kB", &kb) == 1) &&
+		    (size_t)kb << 10 >= h->pmdsize)
+			mask |= BIT(cur);
+	}
+	fclose(f);
+	/* a child that died (a wrong result) leaves an empty smaps */
+	if (waitpid(h->pid[n], NULL, WNOHANG) == h->pid[n]) {
+		h->pid[n] = 0;
+		return -1;
+	}
+	return mask;
+}
+
+static const char *sampler_str(unsigned int m, char *buf)
+{
+	char *o = buf;
+	int i;
+
+	*o = 0;
+	for (i = 0; i < 32; i++)
+		if (m & BIT(i))
+			o += sprintf(o, "%s%s%d", o == buf ? "" : ",",
+				     i >= JIT0 ? "jit" : "", i >= JIT0 ? i - JIT0 : i);
+	return o == buf ? "none" : buf;
+}
+
+/*
+ * Poll until child i's PMD-mapped regions among @care are want[i], for
+ * 1 s in a row, or @timeout seconds pass; a child with more than @cap
+ * regions PMD-mapped (0: no cap) fails at once.  The seconds it took, or
+ * -1.
+ */
+static double sampler_wait(struct __test_metadata *_metadata,
+			   struct hotset *h, int np,
+			   const unsigned int *want, unsigned int care,
+			   int cap, double timeout)
+{
+	double t0 = storm_now(), ok_since = -1, t;
+	char a[96], b[96];
+	bool all;
+	long m;
+	int i;
+
+	for (;;) {
+		all = true;
+		t = storm_now();
+		for (i = 0; i < np; i++) {
+			m = sampler_mask(h, i);
+			if (m < 0) {
+				TH_LOG("child %d is gone (a function returned a wrong value?)", i);
+				return -1;
+			}
+			if (cap && __builtin_popcount(m) > cap) {
+				TH_LOG("child %d: %s PMD-mapped, cap %d", i,
+				       sampler_str(m, a), cap);
+				return -1;
+			}
+			if ((m & care) != want[i])
+				all = false;
+			if (t - t0 > timeout)
+				TH_LOG("child %d: %s PMD-mapped, want %s", i,
+				       sampler_str(m & care, a), sampler_str(want[i], b));
+		}
+		if (!all)
+			ok_since = -1;
+		else if (ok_since < 0)
+			ok_since = t;
+		if (ok_since >= 0 && t - ok_since >= 1.0) {
+			TH_LOG("%.2f s, %.0f sampling periods", ok_since - t0,
+			       (ok_since - t0) * 1000 / SAMPLE_MS);
+			return ok_since - t0;
+		}
+		if (t - t0 > timeout)
+			return -1;
+		usleep(50000);
+	}
+}
+
+static double sampler_wait1(struct __test_metadata *_metadata,
+			    struct hotset *h, unsigned int want, int cap)
+{
+	return sampler_wait(_metadata, h, 1, &want, ~0u, cap, SAMPLER_WAIT);
+}
+
+/*
+ * No cap: the regions the child runs, 2 and 5 (all ten where new text is
+ * collapsed at mmap()).  Then, with the cap at 1, a new child gets one
+ * slot, for region 2; lifting the cap on it, khugepaged maps what the cap
+ * held back (region 5, whose page cache the first child had read huge;
+ * where new text is collapsed at mmap(), all ten, the never-run ones
+ * too).
+ */
+TEST_F_TIMEOUT(sampler, lift, 180)
+{
+	unsigned int all = BIT(SAMPLER_REGIONS) - 1;
+	unsigned int want = self->h.first_fault ? BIT(2) | BIT(5) : all;
+
+	ASSERT_EQ(sampler_spawn(&self->h, 0, 0, 0, BIT(2) | BIT(5), BIT(7) | BIT(8)), 0);
+	ASSERT_GE(sampler_wait(_metadata, &self->h, 1, &want, ~0u, 0, 60), 0);
+	sampler_stop(&self->h, 0);
+
+	ASSERT_EQ(path_write(CAP_KNOB, "1"), 0);
+	want = self->h.first_fault ? BIT(2) | BIT(5) : BIT(2);
+	ASSERT_EQ(sampler_spawn(&self->h, 0, 0, 0, want, want), 0);
+	ASSERT_GE(sampler_wait1(_metadata, &self->h, BIT(2), 1), 0);
+	ASSERT_EQ(path_write(CAP_KNOB, "0"), 0);
+	want = self->h.first_fault ? BIT(2) | BIT(5) : all;
+	EXPECT_GE(sampler_wait(_metadata, &self->h, 1, &want, ~0u, 0, 30), 0);
+}
+
+/*
+ * Cap 2, regions 2 and 5 hot: exactly those two, never more on the way,
+ * the cap's own collapses doing the copying.  MADV_COLLAPSE of a cold
+ * region fails with EBUSY (its slots are taken by hotter regions;
+ * retrying would not help), of a granted one succeeds.  Then the steady
+ * state, 20 periods: the sampler flushes TLB entries at most once in two
+ * periods (a region busy all along is sampled, and flushed, once in 8),
+ * demotes nothing, and the set stays.
+ */
+TEST_F_TIMEOUT(sampler, hot, 120)
+{
+	long f0, d0, p0, c0, np = 0;
+	unsigned int want = BIT(2) | BIT(5);
+	int pidfd, cold, granted;
+	bool kept = true;
+	double t0;
+
+	c0 = read_vmstat("hugetext_cap_collapsed");
+	ASSERT_EQ(path_write(CAP_KNOB, "2"), 0);
+	ASSERT_EQ(sampler_spawn(&self->h, 0, 0, 0, want, want), 0);
+	ASSERT_GE(sampler_wait1(_metadata, &self->h, want, 2), 0);
+	TH_LOG("hugetext_cap_collapsed +%ld", read_vmstat("hugetext_cap_collapsed") - c0);
+
+	pidfd = syscall(__NR_pidfd_open, self->h.pid[0], 0);
+	ASSERT_GE(pidfd, 0);
+	cold = sampler_collapse(pidfd, sampler_region(&self->h, 0), self->h.pmdsize);
+	granted = sampler_collapse(pidfd, sampler_region(&self->h, 2), self->h.pmdsize);
+	close(pidfd);
+	EXPECT_EQ(cold, EBUSY);
+	EXPECT_EQ(granted, 0);
+
+	f0 = read_vmstat("hugetext_cap_flushed");
+	d0 = read_vmstat("hugetext_cap_demoted");
+	p0 = read_vmstat("hugetext_cap_periods");
+	t0 = storm_now();
+	do {
+		usleep(SAMPLE_MS * 1000 / 2);
+		if (sampler_mask(&self->h, 0) != want)
+			kept = false;
+		np = read_vmstat("hugetext_cap_periods") - p0;
+	} while (np < 20 && storm_now() - t0 < 30);
+	f0 = read_vmstat("hugetext_cap_flushed") - f0;
+	d0 = read_vmstat("hugetext_cap_demoted") - d0;
+	TH_LOG("steady: %ld TLB flushes by the sampler in %ld periods, %ld demotions",
+	       f0, np, d0);
+	EXPECT_GE(np, 20);
+	EXPECT_LE(f0, np / 2);
+	EXPECT_EQ(d0, 0);
+	EXPECT_TRUE(kept);
+}
+
+/* a phase change (7 and 8 hot): the slots move, never more than two */
+TEST_F_TIMEOUT(sampler, phase, 120)
+{
+	long demoted;
+
+	ASSERT_EQ(path_write(CAP_KNOB, "2"), 0);
+	ASSERT_EQ(sampler_spawn(&self->h, 0, 0, 0, BIT(2) | BIT(5), BIT(7) | BIT(8)), 0);
+	ASSERT_GE(sampler_wait1(_metadata, &self->h, BIT(2) | BIT(5), 2), 0);
+	demoted = read_vmstat("hugetext_cap_demoted");
+	__atomic_store_n(self->h.phase, 1, __ATOMIC_RELAXED);
+	ASSERT_GE(sampler_wait1(_metadata, &self->h, BIT(7) | BIT(8), 2), 0);
+	EXPECT_GE(read_vmstat("hugetext_cap_demoted") - demoted, 2);
+}
+
+/* two children of the same file, different hot sets: each its own two */
+TEST_F_TIMEOUT(sampler, per_process, 120)
+{
+	unsigned int want[2] = { BIT(1) | BIT(3), BIT(4) | BIT(6) };
+
+	ASSERT_EQ(path_write(CAP_KNOB, "2"), 0);
+	ASSERT_EQ(sampler_spawn(&self->h, 0, 0, 0, want[0], want[0]), 0);
+	ASSERT_EQ(sampler_spawn(&self->h, 1, 0, 0, want[1], want[1]), 0);
+	EXPECT_GE(sampler_wait(_metadata, &self->h, 2, want, ~0u, 2, SAMPLER_WAIT), 0);
+}
+
+/* lowering the cap from 3 to 1 demotes down to one of the hot regions */
+TEST_F_TIMEOUT(sampler, lower, 120)
+{
+	unsigned int want = BIT(0) | BIT(4) | BIT(9);
+	long m = 0;
+	double t0;
+
+	ASSERT_EQ(path_write(CAP_KNOB, "3"), 0);
+	ASSERT_EQ(sampler_spawn(&self->h, 0, 0, 0, want, want), 0);
+	ASSERT_GE(sampler_wait1(_metadata, &self->h, want, 3), 0);
+	ASSERT_EQ(path_write(CAP_KNOB, "1"), 0);
+	t0 = storm_now();
+	do {
+		m = sampler_mask(&self->h, 0);
+		if (m >= 0 && __builtin_popcount(m) == 1 && (m & want))
+			break;
+		usleep(50000);
+	} while (storm_now() - t0 < 10);
+	EXPECT_EQ(__builtin_popcount(m), 1);
+	EXPECT_TRUE(m & want);
+}
+
+/*
+ * One budget for code: with hugetext_enabled=3 two JIT regions are
+ * PMD-mapped with no cap; with cap 2 and text region 2 and JIT region 0
+ * hot, exactly those two, never more than two of text and JIT together;
+ * a phase change to text region 7 and JIT region 1 moves the slots
+ * between text and JIT code, and the anon counters count it.
+ */
+TEST_F_TIMEOUT(sampler, jit_budget, 180)
+{
+	unsigned int jit = BIT(JIT0) | BIT(JIT0 + 1);
+	long ac, ad;
+
+	if (read_vmstat("hugetext_cap_anon_collapsed") < 0)
+		SKIP(return, "no hugetext for anonymous executable memory\n");
+	ASSERT_EQ(knob_write("3"), 0);
+	ASSERT_EQ(sampler_spawn(&self->h, 0, SAMPLER_JIT, 0, 0, 0), 0);
+	ASSERT_GE(sampler_wait(_metadata, &self->h, 1, &jit, jit, 0, 30), 0);
+	sampler_stop(&self->h, 0);
+
+	ac = read_vmstat("hugetext_cap_anon_collapsed");
+	ad = read_vmstat("hugetext_cap_anon_demoted");
+	ASSERT_EQ(path_write(CAP_KNOB, "2"), 0);
+	ASSERT_EQ(sampler_spawn(&self->h, 0, SAMPLER_JIT, 0, BIT(2) | BIT(JIT0),
+				BIT(7) | BIT(JIT0 + 1)), 0);
+	ASSERT_GE(sampler_wait1(_metadata, &self->h, BIT(2) | BIT(JIT0), 2), 0);
+	__atomic_store_n(self->h.phase, 1, __ATOMIC_RELAXED);
+	ASSERT_GE(sampler_wait1(_metadata, &self->h, BIT(7) | BIT(JIT0 + 1), 2), 0);
+	sampler_stop(&self->h, 0);
+	ac = read_vmstat("hugetext_cap_anon_collapsed") - ac;
+	ad = read_vmstat("hugetext_cap_anon_demoted") - ad;
+	TH_LOG("hugetext_cap_anon_collapsed +%ld, hugetext_cap_anon_demoted +%ld", ac, ad);
+	EXPECT_GE(ac, 2);
+	EXPECT_GE(ad, 1);
+}
+
+/* two children with text and JIT code, cap 2: each its own hot two */
+TEST_F_TIMEOUT(sampler, jit_per_process, 120)
+{
+	unsigned int want[2] = { BIT(1) | BIT(JIT0), BIT(4) | BIT(JIT0 + 1) };
+
+	if (read_vmstat("hugetext_cap_anon_collapsed") < 0)
+		SKIP(return, "no hugetext for anonymous executable memory\n");
+	ASSERT_EQ(knob_write("3"), 0);
+	ASSERT_EQ(path_write(CAP_KNOB, "2"), 0);
+	ASSERT_EQ(sampler_spawn(&self->h, 0, SAMPLER_JIT, 0, want[0], want[0]), 0);
+	ASSERT_EQ(sampler_spawn(&self->h, 1, SAMPLER_JIT, 0, want[1], want[1]), 0);
+	EXPECT_GE(sampler_wait(_metadata, &self->h, 2, want, ~0u, 2, SAMPLER_WAIT), 0);
+}
+
+/*
+ * JIT code alone (hugetext_enabled=2) under cap 2: both hot JIT regions
+ * get slots (with nothing granting them, the cap would keep JIT code on
+ * small pages altogether)
+ */
+TEST_F_TIMEOUT(sampler, jit_only, 120)
+{
+	unsigned int jit = BIT(JIT0) | BIT(JIT0 + 1);
+
+	if (read_vmstat("hugetext_cap_anon_collapsed") < 0)
+		SKIP(return, "no hugetext for anonymous executable memory\n");
+	ASSERT_EQ(knob_write("2"), 0);
+	ASSERT_EQ(path_write(CAP_KNOB, "2"), 0);
+	ASSERT_EQ(sampler_spawn(&self->h, 0, SAMPLER_JIT, 0, jit, jit), 0);
+	EXPECT_GE(sampler_wait(_metadata, &self->h, 1, &jit, jit, 2, SAMPLER_WAIT), 0);
+}
+
+/*
+ * A process that opted in alone (its prctl, hugetext_enabled=0) is
+ * capped too, and gets its slots: the sampler visits its mm
+ */
+TEST_F_TIMEOUT(sampler, prctl, 120)
+{
+	unsigned int want = BIT(2) | BIT(5);
+
+	ASSERT_EQ(knob_write("0"), 0);
+	ASSERT_EQ(path_write(CAP_KNOB, "2"), 0);
+	ASSERT_EQ(sampler_spawn(&self->h, 0, 0, PR_HUGETEXT_SET | PR_HUGETEXT_TEXT,
+				want, want), 0);
+	EXPECT_GE(sampler_wait1(_metadata, &self->h, want, 2), 0);
+}
+
+/*
+ * hugetext off for every process (the knob 0, no prctl), cap 2, and an
+ * mm khugepaged knows (MADV_HUGEPAGE data): the sampler visits no mm,
+ * so no period is counted.  The cap is about code: data faulted in a
+ * process with hugetext on (3) and cap 2 is PMD-mapped all the same.
+ */
+TEST_F(sampler, off)
+{
+	size_t pmd = self->h.pmdsize;
+	char *d = mmap(NULL, 2 * pmd, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *a;
+	long p0;
+
+	ASSERT_NE(d, MAP_FAILED);
+	ASSERT_EQ(knob_write("0"), 0);
+	ASSERT_EQ(path_write(CAP_KNOB, "2"), 0);
+	ASSERT_EQ(madvise(d, 2 * pmd, MADV_HUGEPAGE), 0);
+	memset(d, 1, 2 * pmd);
+	p0 = read_vmstat("hugetext_cap_periods");
+	usleep(5 * SAMPLE_MS * 1000);
+	EXPECT_EQ(read_vmstat("hugetext_cap_periods"), p0);
+	munmap(d, 2 * pmd);
+
+	/* a mapping of one PMD of its own (the JIT region 0's place) */
+	ASSERT_EQ(knob_write("3"), 0);
+	a = jit_map(sampler_region(&self->h, JIT0), pmd, PROT_READ | PROT_WRITE, 0);
+	ASSERT_NE(a, MAP_FAILED);
+	ASSERT_EQ(madvise(a, pmd, MADV_HUGEPAGE), 0);
+	memset(a, 2, pmd);
+	EXPECT_TRUE(check_huge_anon(a, pmd, 1, pmd));
+}
+
+/* free blocks of a PMD's order or more, all zones (/proc/buddyinfo) */
+static long free_pmd_blocks(size_t pmd)
+{
+	unsigned int order = __builtin_ctzl(pmd) - __builtin_ctzl(getpagesize());
+	FILE *f = fopen("/proc/buddyinfo", "r");
+	char line[512], *q;
+	unsigned int o;
+	long sum = 0, n;
+	int k;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		q = strstr(line, "zone");
+		if (!q)
+			continue;
+		q += 4;
+		while (*q == ' ')
+			q++;
+		while (*q && *q != ' ')
+			q++;
+		for (o = 0; sscanf(q, "%ld%n", &n, &k) == 1; o++, q += k)
+			if (o >= order)
+				sum += n;
+	}
+	fclose(f);
+	return sum;
+}
+
+struct fragments {
+	char *mem, *thp[4];
+	size_t len, thp_len[4];
+	long unusable;		/* free blocks THPs could not take */
+};
+
+/*
+ * Fragment free memory: fill all but 64 MB of it with small pages, free
+ * all of them but one in each physical PMD-sized block (pagemap), and take
+ * the whole free blocks left with THPs (defrag "never": no compaction).
+ * The free PMD-order blocks left, -1 on error.
+ */
+static long fragment(struct fragments *fr, size_t pmd)
+{
+	size_t page = getpagesize(), n, i, run = 0, nseen = 0, want, m;
+	unsigned int shift = __builtin_ctzl(pmd) - __builtin_ctzl(page);
+	long free_kb = meminfo_kb("MemFree"), blocks, prev = 0;
+	unsigned char *seen = NULL;
+	uint64_t *pm;
+	int round, fd;
+	char *a;
+
+	memset(fr, 0, sizeof(*fr));
+	if (free_kb < 256 * 1024)
+		return -1;
+	fr->len = ((free_kb - 64 * 1024) * 1024UL) & ~(pmd - 1);
+	fr->mem = mmap(NULL, fr->len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (fr->mem == MAP_FAILED) {
+		fr->mem = NULL;
+		return -1;
+	}
+	/* MADV_DONTFORK: the children fork cheaply and share none of it */
+	if (madvise(fr->mem, fr->len, MADV_DONTFORK) ||
+	    madvise(fr->mem, fr->len, MADV_NOHUGEPAGE) ||
+	    madvise(fr->mem, fr->len, MADV_POPULATE_WRITE))
+		return -1;
+	n = fr->len / page;
+	want = n * sizeof(*pm);
+	pm = malloc(want);
+	fd = open("/proc/self/pagemap", O_RDONLY);
+	if (!pm || fd < 0 ||
+	    pread(fd, pm, want, (unsigned long)fr->mem / page * sizeof(*pm)) != (ssize_t)want) {
+		free(pm);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	/* keep the first page found in each physical block */
+	for (i = 0; i <= n; i++) {
+		bool keep = false;
+
+		if (i < n && (pm[i] >> 63)) {
+			size_t b = (pm[i] & ((1ULL << 55) - 1)) >> shift;
+
+			if (b >= nseen) {
+				m = (b + 1) * 2;
+				seen = realloc(seen, m);
+				if (!seen) {
+					free(pm);
+					return -1;
+				}
+				memset(seen + nseen, 0, m - nseen);
+				nseen = m;
+			}
+			keep = !seen[b];
+			seen[b] = 1;
+		}
+		if (i < n && !keep) {
+			run++;
+			continue;
+		}
+		if (run)
+			madvise(fr->mem + (i - run) * page, run * page, MADV_DONTNEED);
+		run = 0;
+	}
+	free(seen);
+	free(pm);
+
+	/* the whole blocks left: THPs take them, a few rounds */
+	for (round = 0; round < 4; round++) {
+		blocks = free_pmd_blocks(pmd);
+		if (blocks <= 0)
+			return blocks;
+		if (round && blocks >= prev) {
+			fr->unusable = blocks;	/* a zone THPs cannot use */
+			return 0;
+		}
+		prev = blocks;
+		a = mmap(NULL, (blocks + 9) * pmd, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (a == MAP_FAILED)
+			return -1;
+		fr->thp[round] = a;
+		fr->thp_len[round] = (blocks + 9) * pmd;
+		a = (char *)(((unsigned long)a + pmd - 1) & ~(pmd - 1));
+		madvise(fr->thp[round], fr->thp_len[round], MADV_DONTFORK);
+		madvise(a, (blocks + 8) * pmd, MADV_HUGEPAGE);
+		for (i = 0; i < (size_t)blocks + 8; i++)
+			a[i * pmd] = 1;
+	}
+	return free_pmd_blocks(pmd);
+}
+
+static void unfragment(struct fragments *fr)
+{
+	int k;
+
+	if (fr->mem)
+		munmap(fr->mem, fr->len);
+	for (k = 0; k < 4; k++)
+		if (fr->thp[k])
+			munmap(fr->thp[k], fr->thp_len[k]);
+}
+
+#define PROACTIVE "/proc/sys/vm/compaction_proactiveness"
+
+/*
+ * THP's defrag "never" (and khugepaged/defrag 0), memory fragmented so
+ * that no free PMD-sized block is left, cap 2: hugetext's huge page
+ * allocations (the first-fault read, the collapse on return from a
+ * fault, the cap's collapses) reclaim and compact only as THP's defrag
+ * allows a fault in the mapping, so they fail, or take a block kcompactd
+ * made meanwhile, with no direct compaction (compact_stall unmoved).
+ */
+TEST_F_TIMEOUT(sampler, defrag_never, 180)
+{
+	long stall, failed, got, fallback, blocks, tried = 0;
+	struct fragments fr;
+	long proactive = access(PROACTIVE, F_OK) ? -1 : (long)read_num(PROACTIVE);
+	double t0;
+
+	self->settings.thp_defrag = THP_DEFRAG_NEVER;
+	self->settings.khugepaged.defrag = 0;
+	thp_write_settings(&self->settings);
+	ASSERT_EQ(path_write(CAP_KNOB, "2"), 0);
+	if (proactive >= 0)
+		path_write(PROACTIVE, "0");
+	blocks = fragment(&fr, self->h.pmdsize);
+	stall = read_vmstat("compact_stall");
+	failed = read_vmstat("thp_collapse_alloc_failed");
+	got = read_vmstat("thp_collapse_alloc");
+	fallback = read_vmstat("hugetext_fault_fallback");
+	if (!blocks && !sampler_spawn(&self->h, 0, 0, 0, BIT(2) | BIT(5), BIT(2) | BIT(5))) {
+		/*
+		 * 40 periods, and on until hugetext has asked for a huge
+		 * page, then 10 periods more
+		 */
+		t0 = storm_now();
+		do {
+			usleep(SAMPLE_MS * 1000);
+			tried = read_vmstat("thp_collapse_alloc_failed") - failed +
+				read_vmstat("thp_collapse_alloc") - got;
+			if (fallback >= 0)
+				tried += read_vmstat("hugetext_fault_fallback") - fallback;
+		} while ((!tried || storm_now() - t0 < 40 * SAMPLE_MS / 1000.0) &&
+			 storm_now() - t0 < 30);
+		usleep(10 * SAMPLE_MS * 1000);
+		sampler_stop(&self->h, 0);
+	}
+	stall = read_vmstat("compact_stall") - stall;
+	got = read_vmstat("thp_collapse_alloc") - got;
+	failed = read_vmstat("thp_collapse_alloc_failed") - failed;
+	if (fallback >= 0)
+		failed += read_vmstat("hugetext_fault_fallback") - fallback;
+	unfragment(&fr);
+	if (proactive >= 0)
+		path_write_num(PROACTIVE, proactive);
+	TH_LOG("%ld free PMD-sized blocks left (%ld THPs cannot use), %zu MB filled",
+	       blocks, fr.unusable, fr.len >> 20);
+	TH_LOG("huge page allocations failed +%ld, succeeded +%ld; compact_stall +%ld",
+	       failed, got, stall);
+	ASSERT_EQ(blocks, 0);
+	EXPECT_GT(failed + got, 0);
+	EXPECT_EQ(stall, 0);
+}
+
+/*
+ * Write each of @bad (NULL-terminated; "" is a zero-length write, which
+ * never reaches ->store() and returns 0) to @path over each of @keep:
+ * EINVAL, and the value kept.
+ */
+static void knob_refuses(struct __test_metadata *_metadata, const char *path,
+			 const char * const *bad, const unsigned long *keep, int nkeep)
+{
+	int i, k;
+
+	for (k = 0; k < nkeep; k++) {
+		ASSERT_EQ(path_write_num(path, keep[k]), 0);
+		for (i = 0; bad[i]; i++) {
+			EXPECT_EQ(path_write(path, bad[i]), bad[i][0] ? -EINVAL : 0) {
+				TH_LOG("%s: write of \"%.24s\" (%zu bytes) over %lu", path,
+				       bad[i], strlen(bad[i]), keep[k]);
+			}
+			EXPECT_EQ(read_num(path), keep[k]);
+		}
+	}
+}
+
+/* each of @good, written with a newline and without, reads back */
+static void knob_takes(struct __test_metadata *_metadata, const char *path,
+		       const unsigned long *good, int ngood)
+{
+	char val[32];
+	int i, nl;
+
+	for (i = 0; i < ngood; i++)
+		for (nl = 0; nl < 2; nl++) {
+			snprintf(val, sizeof(val), nl ? "%lu\n" : "%lu", good[i]);
+			EXPECT_EQ(path_write(path, val), 0) {
+				TH_LOG("%s: write of %lu refused", path, good[i]);
+			}
+			EXPECT_EQ(read_num(path), good[i]);
+		}
+}
+
+/*
+ * How many of 16 anonymous mappings of @len in a row start on a PMD
+ * boundary; -1 if one could not be made
+ */
+static int anon_aligned(size_t len, int prot, int flags, size_t pmdsize)
+{
+	void *maps[16], *gaps[16];
+	int i, n = 0, aligned = 0;
+
+	for (i = 0; i < 16; i++, n++) {
+		maps[i] = mmap(NULL, len, prot, MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
+		if (maps[i] == MAP_FAILED)
+			break;
+		/* a page between: a mapping would keep its neighbour's alignment */
+		gaps[i] = mmap(NULL, getpagesize(), PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (gaps[i] == MAP_FAILED) {
+			munmap(maps[i], len);
+			break;
+		}
+		aligned += !((unsigned long)maps[i] & (pmdsize - 1));
+	}
+	for (i = 0; i < n; i++) {
+		munmap(maps[i], len);
+		munmap(gaps[i], getpagesize());
+	}
+	return n == 16 ? aligned : -1;
+}
+
+/*
+ * Anonymous memory that is not ld.so's reservation for a library is placed
+ * as without hugetext: a PROT_NONE reservation of the program's own of 4
+ * PMDs and 64K (a library's span as ld.so would reserve it) and of 32 PMDs
+ * (a Go or V8 heap's), a thread stack, a MAP_NORESERVE reservation and a
+ * readable mapping.  16 in a row are as often on a PMD boundary with
+ * hugetext 1 as with 0 (one or two by chance, or all where THP places a
+ * mapping whose length is a multiple of the PMD size), and
+ * hugetext_align_mmap does not move.
+ */
+TEST(anon_placement)
+{
+	static const struct {
+		const char *what;
+		size_t pmds, extra;
+		int prot, flags;
+	} cases[] = {
+		{ "PROT_NONE reservation", 4, 64 << 10, PROT_NONE, 0 },
+		{ "PROT_NONE reservation", 32, 0, PROT_NONE, 0 },
+		{ "thread stack (MAP_STACK)", 4, 64 << 10, PROT_NONE, MAP_STACK },
+		{ "MAP_NORESERVE reservation", 4, 64 << 10, PROT_NONE, MAP_NORESERVE },
+		{ "readable mapping", 4, 64 << 10, PROT_READ, 0 },
+	};
+	size_t pmdsize = read_pmd_pagesize(), len;
+	unsigned long saved;
+	unsigned int i;
+	int base, n;
+	long m0;
+
+	if (access(KNOB, F_OK))
+		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
+	saved = knob_read();
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		len = cases[i].pmds * pmdsize + cases[i].extra;
+		ASSERT_EQ(knob_write("0"), 0);
+		base = anon_aligned(len, cases[i].prot, cases[i].flags, pmdsize);
+		ASSERT_EQ(knob_write("1"), 0);
+		m0 = read_vmstat("hugetext_align_mmap");
+		n = anon_aligned(len, cases[i].prot, cases[i].flags, pmdsize);
+		EXPECT_EQ(read_vmstat("hugetext_align_mmap"), m0);
+		TH_LOG("%zuK %s: %d of 16 on a PMD boundary, %d with hugetext 0",
+		       len >> 10, cases[i].what, n, base);
+		EXPECT_TRUE(n >= 0 && base >= 0 && (n == base || (n <= 2 && base <= 2)));
+	}
+	path_write_num(KNOB, saved);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type,
+			struct FTW *ftw)
+{
+	return remove(path);
+}
+
+/*
+ * A data file on overlayfs, a filesystem without a get_unmapped_area() of
+ * its own whose libraries hugetext places itself, is placed as without
+ * hugetext: of 16 read-only mappings of 3 PMDs and a page in a row, one or
+ * two are on a PMD boundary by chance, and hugetext_align_mmap does not
+ * move.  The overlay is mounted in a directory of the current one.
+ */
+TEST(overlay_data_file)
+{
+	char dir[] = "hugetext-ovl.XXXXXX", path[5][64], opts[256];
+	static const char * const sub[] = { "lower", "upper", "work", "merged" };
+	size_t pmdsize = read_pmd_pagesize(), len = 3 * pmdsize + getpagesize();
+	void *maps[16];
+	int fd, i, n = 0, aligned = 0;
+	unsigned long saved;
+	long m0;
+
+	if (access(KNOB, F_OK))
+		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
+	ASSERT_NE(mkdtemp(dir), NULL);
+	for (i = 0; i < 4; i++) {
+		snprintf(path[i], sizeof(path[i]), "%s/%s", dir, sub[i]);
+		ASSERT_EQ(mkdir(path[i], 0755), 0);
+	}
+	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s",
+		 path[0], path[1], path[2]);
+	if (mount("overlay", path[3], "overlay", 0, opts)) {
+		int err = errno;
+
+		nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+		if (err == ENODEV)
+			SKIP(return, "no overlayfs in this kernel\n");
+		ASSERT_EQ(err, 0);
+	}
+	snprintf(path[4], sizeof(path[4]), "%s/merged/data", dir);
+	fd = open(path[4], O_RDWR | O_CREAT | O_TRUNC, 0644);
+	EXPECT_GE(fd, 0);
+	EXPECT_EQ(ftruncate(fd, len), 0);
+	saved = knob_read();
+	EXPECT_EQ(knob_write("1"), 0);
+	m0 = read_vmstat("hugetext_align_mmap");
+	for (i = 0; fd >= 0 && i < 16; i++) {
+		maps[n] = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (maps[n] == MAP_FAILED)
+			continue;
+		aligned += !((unsigned long)maps[n] & (pmdsize - 1));
+		n++;
+	}
+	EXPECT_EQ(read_vmstat("hugetext_align_mmap"), m0);
+	path_write_num(KNOB, saved);
+	for (i = 0; i < n; i++)
+		munmap(maps[i], len);
+	if (fd >= 0)
+		close(fd);
+	unlink(path[4]);
+	umount(path[3]);
+	nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+	TH_LOG("%d of %d mappings of a data file on overlayfs on a PMD boundary",
+	       aligned, n);
+	EXPECT_EQ(n, 16);
+	EXPECT_LE(aligned, 2);
+}
+
+/* the largest PMD hugetext runs with (mm/hugetext.c) */
+#define HUGETEXT_PMD_MAX	(32UL << 20)
+
+/*
+ * Shared libraries loaded by ld.so: hugetext_lib.so (hugetext_lib.c, 8M
+ * of functions, one a 4K page, at least three full PMD-sized regions
+ * wherever the linker puts them), found next to this test, is dlopen()ed
+ * by a child, which calls every function once, checks what each returns,
+ * and waits.  Its page cache is dropped first, as for a program started
+ * cold.  With hugetext_enabled 1 the library's load address is a PMD
+ * boundary (its text congruent with its file: the linker makes p_vaddr
+ * p_offset), every full region of its text is PMD-mapped within 1 s of
+ * the calls without the child touching it again, the mapped text equals
+ * the file, and where hugetext itself placed the mapping
+ * hugetext_align_mmap moved; with 0 no region is PMD-mapped 1 s later.
+ * On a kernel that collapses new text on the way out of mmap() (no
+ * hugetext_fault_read), every full region is PMD-mapped already when
+ * dlopen() returns, before the child calls a function.  THP is
+ * "madvise": no advice, so THP alone maps nothing here.  Variants:
+ * the library in the test's directory (ext4, xfs or btrfs place it
+ * through thp_get_unmapped_area()); hugetext_lib64k.so, the same linked
+ * for 64K pages, which ld.so maps by reserving its span with an anonymous
+ * PROT_NONE mapping and mapping the file MAP_FIXED inside (how every
+ * arm64 library is loaded; hugetext places ld.so's reservation); and the
+ * library copied to an overlayfs mount over a directory of the current
+ * one (overlayfs has no get_unmapped_area() of its own).
+ */
+#define LIB_FNS 2048	/* hugetext_lib.c's functions */
+
+FIXTURE(lib) {
+	struct thp_settings settings;
+	unsigned long mode_saved;
+	size_t pmdsize;
+	pid_t pid;
+	int pipe;
+	char dir[32];		/* overlay's, "" without one */
+	char path[PATH_MAX];	/* the library loaded */
+};
+
+FIXTURE_VARIANT(lib) {
+	const char *so;
+	bool overlay;
+	int mode;
+};
+
+FIXTURE_VARIANT_ADD(lib, on) { .so = "hugetext_lib.so", .mode = 1 };
+FIXTURE_VARIANT_ADD(lib, off) { .so = "hugetext_lib.so", .mode = 0 };
+FIXTURE_VARIANT_ADD(lib, p64k_on) { .so = "hugetext_lib64k.so", .mode = 1 };
+FIXTURE_VARIANT_ADD(lib, p64k_off) { .so = "hugetext_lib64k.so", .mode = 0 };
+FIXTURE_VARIANT_ADD(lib, overlay_on) { .so = "hugetext_lib.so", .overlay = true, .mode = 1 };
+FIXTURE_VARIANT_ADD(lib, overlay_off) { .so = "hugetext_lib.so", .overlay = true, .mode = 0 };
+
+/* @name in the directory of this test's executable, into @buf */
+static int lib_beside_self(const char *name, char *buf, size_t size)
+{
+	char self[PATH_MAX];
+	char *slash;
+
+	if (self_exe(self, sizeof(self)))
+		return -1;
+	slash = strrchr(self, '/');
+	if (!slash)
+		return -1;
+	*slash = 0;
+	return snprintf(buf, size, "%s/%s", self, name) < (int)size ? 0 : -1;
+}
+
+FIXTURE_SETUP(lib)
+{
+	static const char * const sub[] = { "lower", "upper", "work", "merged" };
+	char so[PATH_MAX], d[4][64], opts[256];
+	int i;
+
+	self->pid = 0;
+	self->pipe = -1;
+	self->dir[0] = 0;
+	if (access(KNOB, F_OK))
+		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
+	self->pmdsize = read_pmd_pagesize();
+	if (self->pmdsize != 2 << 20)
+		SKIP(return, "PMD size %zu: the library is laid out for 2M\n", self->pmdsize);
+#if !defined(__x86_64__) && !defined(__aarch64__)
+	/* the Makefile builds hugetext_lib.so where hugetext_lib.c has code */
+	SKIP(return, "no hugetext_lib.so: hugetext_lib.c has no functions for this arch\n");
+#endif
+	if (!huge_cache_fs())
+		SKIP(return, "not ext4, xfs or btrfs: no PMD-sized page cache folios\n");
+	ASSERT_EQ(lib_beside_self(variant->so, so, sizeof(so)), 0);
+	ASSERT_EQ(access(so, R_OK), 0) {
+		TH_LOG("%s: built with this test (the Makefile's TEST_GEN_FILES)", so);
+	}
+	snprintf(self->path, sizeof(self->path), "%s", so);
+	if (variant->overlay) {
+		snprintf(self->dir, sizeof(self->dir), "hugetext-lib.XXXXXX");
+		ASSERT_NE(mkdtemp(self->dir), NULL);
+		for (i = 0; i < 4; i++) {
+			snprintf(d[i], sizeof(d[i]), "%s/%s", self->dir, sub[i]);
+			ASSERT_EQ(mkdir(d[i], 0755), 0);
+		}
+		snprintf(self->path, sizeof(self->path), "%s/%s", d[0], variant->so);
+		ASSERT_EQ(file_copy(so, self->path), 0);
+		snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s",
+			 d[0], d[1], d[2]);
+		if (mount("overlay", d[3], "overlay", 0, opts)) {
+			int err = errno;
+
+			/* no teardown after a failed or skipped setup */
+			nftw(self->dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+			self->dir[0] = 0;
+			if (err == ENODEV)
+				SKIP(return, "no overlayfs in this kernel\n");
+			ASSERT_EQ(err, 0);
+		}
+		snprintf(self->path, sizeof(self->path), "%s/%s", d[3], variant->so);
+	}
+	self->mode_saved = knob_read();
+	thp_save_settings();
+	thp_read_settings(&self->settings);
+	self->settings.thp_enabled = THP_MADVISE;
+	self->settings.hugetext_enabled = variant->mode;
+	thp_write_settings(&self->settings);
+	ASSERT_EQ(path_write_num(KNOB, variant->mode), 0);
+}
+
+FIXTURE_TEARDOWN(lib)
+{
+	char merged[64];
+
+	if (self->pid > 0) {
+		kill(self->pid, SIGKILL);
+		waitpid(self->pid, NULL, 0);
+	}
+	if (self->pipe >= 0)
+		close(self->pipe);
+	if (self->dir[0]) {
+		snprintf(merged, sizeof(merged), "%s/merged", self->dir);
+		umount(merged);
+		nftw(self->dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+	}
+	path_write_num(KNOB, self->mode_saved);
+	thp_restore_settings();
+}
+
+/*
+ * The child: dlopen() @path, call every function, report on @fd the
+ * functions that returned a wrong value (-1: not loaded) and the load
+ * address, then wait to be killed
+ */
+static void lib_child(const char *path, int fd)
+{
+	long r[3] = { -1, 0, -1 };
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	char *fn = h ? dlsym(h, "hugetext_lib_fn") : NULL;
+	unsigned long start, end;
+	struct link_map *lm;
+
+	if (fn && !dlinfo(h, RTLD_DI_LINKMAP, &lm)) {
+		/* what dlopen() left PMD-mapped, before the first call */
+		r[2] = pad_smaps(getpid(), path, &start, &end);
+		r[0] = jit_run(fn, LIB_FNS * 4096L);	/* function i returns i */
+		r[1] = (long)lm->l_addr;
+	}
+	if (write(fd, r, sizeof(r)) != sizeof(r))
+		_exit(1);
+	for (;;)
+		pause();
+}
+
+TEST_F(lib, load)
+{
+	unsigned long start, end, lo, hi, full;
+	bool at_mmap = read_vmstat("hugetext_fault_read") < 0;
+	long r[3], pmd = -1, m0;
+	int fds[2], ms;
+
+	ASSERT_EQ(pad_evict(self->path), 0);
+	ASSERT_EQ(pipe(fds), 0);
+	m0 = read_vmstat("hugetext_align_mmap");
+	self->pid = fork();
+	ASSERT_GE(self->pid, 0);
+	if (!self->pid) {
+		close(fds[0]);
+		lib_child(self->path, fds[1]);
+	}
+	close(fds[1]);
+	self->pipe = fds[0];
+	ASSERT_EQ(read(fds[0], r, sizeof(r)), sizeof(r));
+	ASSERT_EQ(r[0], 0) {
+		TH_LOG("%s: %s", self->path, r[0] < 0 ? "not loaded" : "wrong results");
+	}
+	/* wait up to 1 s for every full region of the text (none if off) */
+	for (ms = 0; ms <= 1000; ms += 10) {
+		pmd = pad_smaps(self->pid, self->path, &start, &end);
+		lo = (start + self->pmdsize - 1) & ~(self->pmdsize - 1);
+		hi = end & ~(self->pmdsize - 1);
+		full = hi > lo ? hi - lo : 0;
+		if (variant->mode && pmd == (long)full)
+			break;
+		usleep(10000);
+	}
+	ksft_print_msg("%s at %#lx, text %#lx-%#lx: %ld of %lu kB PMD-mapped after %d ms\n",
+		       variant->so, (unsigned long)r[1], start, end, pmd >> 10, full >> 10,
+		       MIN(ms, 1000));
+	ASSERT_GE(full, 3 * self->pmdsize);
+	if (at_mmap)
+		ksft_print_msg("when dlopen() returned: %ld kB PMD-mapped\n", r[2] >> 10);
+	if (!variant->mode) {
+		EXPECT_EQ(pmd, 0);
+		EXPECT_EQ(r[2], 0);
+		return;
+	}
+	if (at_mmap)
+		EXPECT_EQ(r[2], (long)full);
+	EXPECT_EQ(r[1] & (self->pmdsize - 1), 0);
+	EXPECT_EQ(pmd, (long)full);
+	EXPECT_TRUE(pad_same(self->pid, start, self->path, start - r[1], end - start));
+	/* the test's filesystem places the plain library itself */
+	if (variant->overlay || strstr(variant->so, "64k"))
+		EXPECT_GT(read_vmstat("hugetext_align_mmap"), m0);
+}
+
+/* the value of @name= on the kernel command line, NULL if it has none */
+static const char *cmdline_value(const char *name)
+{
+	static char cmdline[4096];
+	size_t len = strlen(name);
+	const char *val = NULL;
+	char *arg;
+	FILE *f = fopen("/proc/cmdline", "r");
+
+	if (!f)
+		return NULL;
+	if (!fgets(cmdline, sizeof(cmdline), f))
+		cmdline[0] = '\0';
+	fclose(f);
+	for (arg = strtok(cmdline, "\n "); arg; arg = strtok(NULL, "\n "))
+		if (!strncmp(arg, name, len) && arg[len] == '=')
+			val = arg + len + 1;
+	return val;
+}
+
+/* how many times @what is in the kernel's log buffer, -1 if unreadable */
+static int klog_count(const char *what)
+{
+	int len = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0), n = 0;
+	char *log = len > 0 ? malloc(len + 1) : NULL, *p;
+
+	if (!log)
+		return -1;
+	len = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, log, len);
+	if (len < 0) {
+		free(log);
+		return -1;
+	}
+	log[len] = '\0';
+	for (p = log; (p = strstr(p, what)); p++)
+		n++;
+	free(log);
+	return n;
+}
+
+/*
+ * The boot parameter: the knob holds the value the kernel was booted
+ * with (hugetext=0..3, one digit; none is 0), a bad value leaves 0 and
+ * one line in the kernel log, a good one none (where a PMD maps more
+ * than 32M a non-zero one is refused: 0 and one line).  Meant to run in boots
+ * with hugetext=0, 1, 3, none and bad values (garbage, 4, empty, -1, 0x1,
+ * 11, 2^64 + 1), before any test leaves the knob changed.
+ */
+TEST(boot_param)
+{
+	const char *val;
+	unsigned long expect = 0;
+	bool valid = true, refused;
+	int lines;
+
+	if (access(KNOB, F_OK))
+		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
+	val = cmdline_value("hugetext");
+	if (val) {
+		valid = strlen(val) == 1 && val[0] >= '0' && val[0] <= '3';
+		expect = valid ? val[0] - '0' : 0;
+	}
+	/* where a PMD maps more than 32M the value is refused, with a line */
+	refused = expect && read_pmd_pagesize() > HUGETEXT_PMD_MAX;
+	if (refused)
+		expect = 0;
+	EXPECT_EQ(knob_read(), expect) {
+		TH_LOG("booted with hugetext=%s", val ? val : "<none>");
+	}
+	lines = klog_count("hugetext: invalid hugetext=");
+	ASSERT_GE(lines, 0) {
+		TH_LOG("cannot read the kernel log");
+	}
+	EXPECT_EQ(lines, valid ? 0 : 1) {
+		TH_LOG("booted with hugetext=%s: %d \"invalid hugetext=\" lines",
+		       val ? val : "<none>", lines);
+	}
+	EXPECT_EQ(klog_count("refused: a PMD maps"), refused);
+}
+
+/*
+ * PMD-mapped kB of a read-write-execute anonymous mapping of two PMDs
+ * touched once, at its PMD boundary
+ */
+static long rwx_touched_huge(unsigned long pmdsize)
+{
+	char *m = mmap(NULL, 2 * pmdsize, PROT_READ | PROT_WRITE | PROT_EXEC,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *a;
+	long kb;
+
+	if (m == MAP_FAILED)
+		return -1;
+	a = (char *)(((unsigned long)m + pmdsize - 1) & ~(pmdsize - 1));
+	a[0] = (char)0xc3;
+	kb = check_huge_anon(a, pmdsize, 1, pmdsize) ? (long)(pmdsize >> 10) :
+	     check_huge_anon(a, pmdsize, 0, pmdsize) ? 0 : -1;
+	munmap(m, 2 * pmdsize);
+	return kb;
+}
+
+/*
+ * hugetext stays off where a PMD maps more than 32M (arm64 with 64K pages:
+ * 512M): writes of 1..3 to the knob fail with EOPNOTSUPP and leave 0,
+ * turning text or JIT code on by prctl fails the same way and leaves the
+ * process on the system setting, and with THP "never" a read-write-execute
+ * mapping touched once gets no huge page whatever was tried.  Where a PMD
+ * maps 32M or less (4K pages: 2M; arm64 with 16K pages: 32M, the
+ * boundary) the same calls succeed and the touched region is PMD-mapped.
+ * Turning it off (the knob's 0, PR_HUGETEXT_SET alone) and
+ * PR_HUGETEXT_SYSTEM succeed on both sides.
+ */
+TEST(big_pmd)
+{
+	static const char * const on[] = { "1", "2", "3", "1\n", "3\n" };
+	static const unsigned long pr_on[] = {
+		PR_HUGETEXT_SET | PR_HUGETEXT_TEXT, PR_HUGETEXT_SET | PR_HUGETEXT_JIT,
+		PR_HUGETEXT_SET | PR_HUGETEXT_TEXT | PR_HUGETEXT_JIT,
+	};
+	unsigned long pmdsize = read_pmd_pagesize(), saved;
+	bool big = pmdsize > HUGETEXT_PMD_MAX;
+	struct thp_settings settings;
+	unsigned int i;
+	long rc, kb;
+
+	if (access(KNOB, F_OK))
+		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
+	TH_LOG("a PMD maps %luM: hugetext %s", pmdsize >> 20, big ? "refused" : "allowed");
+	saved = knob_read();
+	for (i = 0; i < ARRAY_SIZE(on); i++) {
+		rc = knob_write(on[i]);
+		EXPECT_EQ(rc, big ? -EOPNOTSUPP : 0) {
+			TH_LOG("writing %.1s", on[i]);
+		}
+		EXPECT_EQ(knob_read(), big ? 0 : (unsigned long)(on[i][0] - '0'));
+	}
+	EXPECT_EQ(knob_write("0"), 0);
+
+	for (i = 0; i < ARRAY_SIZE(pr_on); i++) {
+		rc = prctl(PR_SET_HUGETEXT, pr_on[i], 0, 0, 0);
+		EXPECT_EQ(rc ? errno : 0, big ? EOPNOTSUPP : 0) {
+			TH_LOG("PR_SET_HUGETEXT %#lx", pr_on[i]);
+		}
+		EXPECT_EQ(prctl(PR_GET_HUGETEXT, 0, 0, 0, 0),
+			  big ? PR_HUGETEXT_SYSTEM : (long)pr_on[i]);
+		EXPECT_EQ(prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SYSTEM, 0, 0, 0), 0);
+	}
+	EXPECT_EQ(prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SET, 0, 0, 0), 0);
+	EXPECT_EQ(prctl(PR_GET_HUGETEXT, 0, 0, 0, 0), (long)PR_HUGETEXT_SET);
+	EXPECT_EQ(prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SYSTEM, 0, 0, 0), 0);
+
+	/* JIT code asked for every way, with THP "never" */
+	thp_save_settings();
+	thp_read_settings(&settings);
+	settings.thp_enabled = THP_NEVER;
+	thp_write_settings(&settings);
+	knob_write("2");
+	prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SET | PR_HUGETEXT_JIT, 0, 0, 0);
+	kb = rwx_touched_huge(pmdsize);
+	prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SYSTEM, 0, 0, 0);
+	thp_restore_settings();
+	path_write_num(KNOB, saved);
+	EXPECT_EQ(kb, big ? 0 : (long)(pmdsize >> 10)) {
+		TH_LOG("a touched %luM read-write-execute mapping: %ld kB PMD-mapped",
+		       2 * pmdsize >> 20, kb);
+	}
+}
+
+/*
+ * The knob: 0..3 round-trip, written with a newline and without; anything
+ * else, written over 0 and over 3, is EINVAL and changes nothing (a
+ * zero-length write never reaches ->store() and returns 0).
+ */
+TEST(knob)
+{
+	static char longval[8192];
+	static const char * const bad[] = {
+		"4", "5\n", "-1", "-0", "+1", "0x1", "01x", "1x", "1.0", " 1",
+		"1 ", "\t2", "", "\n", "11", "3\n4", "1\n\n", "abc",
+		"99999999999999999999999", "18446744073709551617", longval, NULL,
+	};
+	static const unsigned long good[] = { 0, 1, 2, 3 }, ends[] = { 0, 3 };
+	unsigned long saved;
+
+	if (access(KNOB, F_OK))
+		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
+	memset(longval, '1', sizeof(longval) - 1);
+	saved = knob_read();
+	knob_takes(_metadata, KNOB, good, ARRAY_SIZE(good));
+	knob_refuses(_metadata, KNOB, bad, ends, ARRAY_SIZE(ends));
+	path_write_num(KNOB, saved);
+}
+
+/* is a khugepaged thread running? */
+static bool khugepaged_thread(void)
+{
+	return khugepaged_pid() > 0;
+}
+
+/*
+ * khugepaged_thread() == @want within 2 s: a stopped kthread stays in
+ * /proc until it is reaped
+ */
+static bool khugepaged_running(bool want)
+{
+	int i;
+
+	for (i = 0; i < 20 && khugepaged_thread() != want; i++)
+		usleep(100000);
+	return khugepaged_thread();
+}
+
+/*
+ * khugepaged follows hugetext even where THP does not need it: with THP
+ * "never" (every size and shmem too), hugetext 1 or 2 starts the thread and
+ * 0 stops it again (seen within 2 s).
+ */
+TEST(knob_khugepaged)
+{
+	struct thp_settings settings;
+	unsigned long saved, pmdsize = read_pmd_pagesize();
+
+	if (access(KNOB, F_OK))
+		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
+	ASSERT_NE(pmdsize, 0);
+	saved = knob_read();
+	thp_save_settings();
+	thp_read_settings(&settings);
+	settings.thp_enabled = THP_NEVER;
+	memset(settings.hugepages, 0, sizeof(settings.hugepages));
+	settings.shmem_enabled = SHMEM_NEVER;
+	thp_write_settings(&settings);
+
+	EXPECT_EQ(knob_write("0"), 0);
+	EXPECT_FALSE(khugepaged_running(false));
+	EXPECT_EQ(knob_write("1"), 0);
+	EXPECT_TRUE(khugepaged_running(true));
+	EXPECT_EQ(knob_write("2"), 0);
+	EXPECT_TRUE(khugepaged_running(true));
+	EXPECT_EQ(knob_write("0"), 0);
+	EXPECT_FALSE(khugepaged_running(false));
+
+	path_write_num(KNOB, saved);
+	thp_restore_settings();
+}
+
+/*
+ * Two writers race on @path, @rounds writes each: one cycles through
+ * @good (each must succeed), the other through @bad (each must fail with
+ * EINVAL).  The knob then holds the last good value.
+ */
+static void race_writers(struct __test_metadata *_metadata, const char *path,
+			 const char * const *good, unsigned int ngood,
+			 const char * const *bad, unsigned int nbad,
+			 unsigned int rounds)
+{
+	unsigned int r, w, wrong;
+	int status;
+	pid_t pid[2];
+
+	for (w = 0; w < 2; w++) {
+		pid[w] = fork();
+		ASSERT_GE(pid[w], 0);
+		if (pid[w])
+			continue;
+		for (wrong = 0, r = 0; r < rounds; r++)
+			if (w ? path_write(path, bad[r % nbad]) != -EINVAL :
+				path_write(path, good[r % ngood]) != 0)
+				wrong++;
+		_exit(wrong ? 1 : 0);
+	}
+	for (w = 0; w < 2; w++) {
+		ASSERT_EQ(waitpid(pid[w], &status, 0), pid[w]);
+		EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) {
+			TH_LOG("%s: the %s writer saw wrong results", path,
+			       w ? "bad" : "good");
+		}
+	}
+	EXPECT_EQ(read_num(path), strtoul(good[(rounds - 1) % ngood], NULL, 10));
+}
+
+/*
+ * Good and bad writes racing on hugetext_enabled and hugetext_pad_threshold:
+ * no bad one is taken, no good one refused.
+ */
+TEST(knob_race)
+{
+	static const char * const good_mode[] = { "1", "3", "0", "2" };
+	static const char * const bad[] = {
+		"-1", "0x1", " 1", "abc", "18446744073709551617",
+	};
+	unsigned long pmdsize = read_pmd_pagesize(), mode, thr;
+	char max[32], over[32];
+	const char * const good_pad[] = { "4096", "0", max, "65536" };
+	const char * const bad_mode[] = { "4", bad[0], bad[1], bad[2], bad[3], bad[4] };
+	const char * const bad_pad[] = { over, bad[0], bad[1], bad[2], bad[3], bad[4] };
+
+	if (access(KNOB, F_OK))
+		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
+	ASSERT_NE(pmdsize, 0);
+	mode = knob_read();
+	race_writers(_metadata, KNOB, good_mode, ARRAY_SIZE(good_mode),
+		     bad_mode, ARRAY_SIZE(bad_mode), 2000);
+	path_write_num(KNOB, mode);
+
+	if (access(PAD_KNOB, F_OK))
+		return;
+	thr = read_num(PAD_KNOB);
+	snprintf(max, sizeof(max), "%lu", pmdsize - 1);
+	snprintf(over, sizeof(over), "%lu", pmdsize);
+	race_writers(_metadata, PAD_KNOB, good_pad, ARRAY_SIZE(good_pad),
+		     bad_pad, ARRAY_SIZE(bad_pad), 2000);
+	path_write_num(PAD_KNOB, thr);
+}
+
+/*
+ * The padding knobs: hugetext_pad_threshold takes 0 to the PMD size - 1,
+ * hugetext_pad_rodata 0 and 1, each written with a newline and without;
+ * anything else, over either end of the range, is EINVAL and changes
+ * nothing.
+ */
+TEST(pad_knobs)
+{
+	static char digits[4096];
+	static const char * const bad_thr[] = {
+		"", "\n", "-1", "-0", "+1", "abc", "1x", "4096 ", " 4096", "0x1000",
+		"4096.0", "1\n2", "4096\n\n", "\t1", "99999999999999999999999",
+		"18446744073709551617", digits, NULL,
+	};
+	static const char * const bad_rodata[] = {
+		"", "\n", "2", "-1", "+1", " 1", "1 ", "01x", "0x1", "1\n2", "true",
+		"18446744073709551617", NULL,
+	};
+	unsigned long pmdsize = read_pmd_pagesize(), thr, rodata;
+	char pmd[32], pmd_1[32];
+	const char *over[3];		/* the PMD size, the PMD size + 1 */
+
+	if (access(PAD_KNOB, F_OK) || access(RODATA_KNOB, F_OK))
+		SKIP(return, "no hugetext padding in this kernel\n");
+	ASSERT_NE(pmdsize, 0);
+	memset(digits, '1', sizeof(digits) - 1);
+	snprintf(pmd, sizeof(pmd), "%lu", pmdsize);		/* one too many */
+	snprintf(pmd_1, sizeof(pmd_1), "%lu\n", pmdsize + 1);
+	over[0] = pmd;
+	over[1] = pmd_1;
+	over[2] = NULL;
+	thr = read_num(PAD_KNOB);
+	rodata = read_num(RODATA_KNOB);
+	{
+		const unsigned long good_thr[] = { 0, 7, 4096, pmdsize - 1 };
+		const unsigned long ends_thr[] = { 0, pmdsize - 1 };
+		const unsigned long good_rodata[] = { 0, 1 };
+
+		knob_takes(_metadata, PAD_KNOB, good_thr, ARRAY_SIZE(good_thr));
+		knob_refuses(_metadata, PAD_KNOB, bad_thr, ends_thr, ARRAY_SIZE(ends_thr));
+		knob_refuses(_metadata, PAD_KNOB, over, ends_thr, ARRAY_SIZE(ends_thr));
+		knob_takes(_metadata, RODATA_KNOB, good_rodata, ARRAY_SIZE(good_rodata));
+		knob_refuses(_metadata, RODATA_KNOB, bad_rodata, good_rodata,
+			     ARRAY_SIZE(good_rodata));
+	}
+	path_write_num(PAD_KNOB, thr);
+	path_write_num(RODATA_KNOB, rodata);
+}
+
+/*
+ * The cap's knobs: max_nr_hugetext takes 0..65536, hugetext_sample_millisecs
+ * 10..600000, each written with a newline and without; anything else,
+ * written over both ends of the range, is EINVAL and changes nothing.
+ */
+TEST(cap_knobs)
+{
+	static const char * const bad_cap[] = {
+		"-1", "+1", "0x1", " 1", "1 ", "\n", "1\n\n", "abc", "1.0",
+		"18446744073709551617", "65537", NULL,
+	};
+	static const char * const bad_sample[] = {
+		"-1", "+1", "0x1", " 1", "1 ", "\n", "1\n\n", "abc", "1.0",
+		"18446744073709551617", "9", "0", "600001", NULL,
+	};
+	static const unsigned long good_cap[] = { 0, 8, 65536 };
+	static const unsigned long ends_cap[] = { 0, 65536 };
+	static const unsigned long good_sample[] = { 10, 1000, 600000 };
+	static const unsigned long ends_sample[] = { 10, 600000 };
+	unsigned long cap, sample;
+
+	if (access(CAP_KNOB, F_OK) || access(SAMPLE_KNOB, F_OK))
+		SKIP(return, "no max_nr_hugetext in this kernel\n");
+	cap = read_num(CAP_KNOB);
+	sample = read_num(SAMPLE_KNOB);
+	knob_takes(_metadata, CAP_KNOB, good_cap, ARRAY_SIZE(good_cap));
+	knob_refuses(_metadata, CAP_KNOB, bad_cap, ends_cap, ARRAY_SIZE(ends_cap));
+	knob_takes(_metadata, SAMPLE_KNOB, good_sample, ARRAY_SIZE(good_sample));
+	knob_refuses(_metadata, SAMPLE_KNOB, bad_sample, ends_sample, ARRAY_SIZE(ends_sample));
+	path_write_num(SAMPLE_KNOB, sample);
+	path_write_num(CAP_KNOB, cap);
+}
+
+TEST_HARNESS_MAIN
