@@ -99,9 +99,10 @@
 #include <time.h>
 #include <linux/magic.h>
 
-#include "kselftest_harness.h"
+#include "../kselftest_harness.h"
 #include "thp_settings.h"
 #include "vm_util.h"
+#include "hugetext_helpers.h"
 
 /*
  * What this tree's selftest library lacks or has in an older form: the
@@ -137,9 +138,6 @@ static int sz2ord(size_t size, size_t pagesize)
 #define PR_HUGETEXT_JIT		0x2UL
 #define PR_HUGETEXT_SET		0x4UL
 #endif
-#ifndef XFS_SUPER_MAGIC
-#define XFS_SUPER_MAGIC		0x58465342
-#endif
 
 #define KNOB "/sys/kernel/mm/transparent_hugepage/hugetext_enabled"
 #define PAD_KNOB "/sys/kernel/mm/transparent_hugepage/hugetext_pad_threshold"
@@ -149,112 +147,14 @@ static int sz2ord(size_t size, size_t pagesize)
 	"/sys/kernel/mm/transparent_hugepage/khugepaged/hugetext_sample_millisecs"
 #define NR_REGIONS 2
 
-typedef unsigned int (*fn_t)(void);
-
-/* a function returning @n, at @p */
-static size_t emit_fn(unsigned char *p, unsigned int n)
-{
-#if defined(__x86_64__)
-	p[0] = 0xb8;			/* mov $n, %eax */
-	memcpy(p + 1, &n, 4);
-	p[5] = 0xc3;			/* ret */
-	return 6;
-#elif defined(__aarch64__)
-	unsigned int insn[2] = {
-		0x52800000 | ((n & 0xffff) << 5),	/* mov w0, #n */
-		0xd65f03c0,				/* ret */
-	};
-
-	memcpy(p, insn, sizeof(insn));
-	return sizeof(insn);
-#else
-	return 0;
-#endif
-}
-
-/* the number after "@name@sep" in the file @path, -1 if no line has it */
-static long proc_field(const char *path, const char *name, char sep)
-{
-	char line[128];
-	size_t len = strlen(name);
-	long v = -1;
-	FILE *f = fopen(path, "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, len) && line[len] == sep)
-			v = strtol(line + len + 1, NULL, 10);
-	if (f)
-		fclose(f);
-	return v;
-}
-
-/* a /proc/vmstat counter, -1 if the kernel has none of that name */
-static long read_vmstat(const char *name)
-{
-	return proc_field("/proc/vmstat", name, ' ');
-}
-
-static int path_write(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n == (ssize_t)strlen(val) ? 0 : -errno;
-}
-
 static int knob_write(const char *val)
 {
 	return path_write(KNOB, val);
 }
 
-/* @v in decimal to @path: 0 or -errno */
-static int path_write_num(const char *path, unsigned long v)
-{
-	char val[24];
-
-	snprintf(val, sizeof(val), "%lu", v);
-	return path_write(path, val);
-}
-
 static unsigned long knob_read(void)
 {
 	return read_num(KNOB);
-}
-
-/* is the current directory on a filesystem with PMD-sized page cache folios? */
-static bool huge_cache_fs(void)
-{
-	struct statfs sfs;
-
-	return !statfs(".", &sfs) &&
-	       (sfs.f_type == EXT4_SUPER_MAGIC || sfs.f_type == XFS_SUPER_MAGIC ||
-		sfs.f_type == BTRFS_SUPER_MAGIC);
-}
-
-/* @path: @len bytes of functions, one a 4K page returning its number */
-static int write_functions(const char *path, size_t len)
-{
-	unsigned char page[4096];
-	int fd, ret = 0;
-	size_t off;
-
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0)
-		return -errno;
-	for (off = 0; !ret && off < len; off += sizeof(page)) {
-		memset(page, 0xcc, sizeof(page));	/* int3 / padding */
-		emit_fn(page, off / sizeof(page));
-		if (pwrite(fd, page, sizeof(page), off) != (ssize_t)sizeof(page))
-			ret = -EIO;
-	}
-	if (!ret && fsync(fd))
-		ret = -errno;
-	close(fd);
-	return ret;
 }
 
 /* the test file and its mapping */
@@ -1770,38 +1670,6 @@ TEST_F_TIMEOUT(aslr, pie_entropy, 120)
 
 #define SECURE_EXECS 12
 
-/* the path of this test's executable into @buf: 0, or -1 */
-static int self_exe(char *buf, size_t size)
-{
-	ssize_t n = readlink("/proc/self/exe", buf, size - 1);
-
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	return 0;
-}
-
-/* copy @from to a new file @to (mode 0755), synced: 0, or -1 */
-static int file_copy(const char *from, const char *to)
-{
-	static char buf[1 << 16];
-	int in = open(from, O_RDONLY), out = -1, ret = -1;
-	ssize_t n = -1;
-
-	if (in >= 0)
-		out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0755);
-	while (out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, n) != n)
-			break;
-	if (out >= 0 && n == 0 && !fsync(out))
-		ret = 0;
-	if (in >= 0)
-		close(in);
-	if (out >= 0)
-		close(out);
-	return ret;
-}
-
 /*
  * No unprivileged setting crosses a secure exec: a process of uid 65534
  * sets hugetext on for itself (the knob at 0) and executes a copy of this
@@ -2088,31 +1956,6 @@ TEST_F(jit, noexec)
 	usleep(1000000);
 	EXPECT_EQ(jit_huge(code, self->len, self->pmdsize, want, 0), want);
 	EXPECT_EQ(read_vmstat("hugetext_anon_exec") - ev0, 0);
-}
-
-/* the pid of the khugepaged thread, 0 if it does not run */
-static pid_t khugepaged_pid(void)
-{
-	char path[64], comm[32];
-	struct dirent *d;
-	pid_t pid = 0;
-	DIR *dir = opendir("/proc");
-	FILE *f;
-
-	while (dir && !pid && (d = readdir(dir))) {
-		if (d->d_name[0] < '1' || d->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%.16s/comm", d->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(comm, sizeof(comm), f) && !strcmp(comm, "khugepaged\n"))
-			pid = atoi(d->d_name);
-		fclose(f);
-	}
-	if (dir)
-		closedir(dir);
-	return pid;
 }
 
 #define FULL_SCANS "/sys/kernel/mm/transparent_hugepage/khugepaged/full_scans"
@@ -2738,23 +2581,6 @@ static bool pad_wait_store(pid_t pid, unsigned long addr)
 	return flag == 1;
 }
 
-/* pages of @fd's first @len bytes in the page cache (mincore()); 0 on error */
-static long cached_pages(int fd, size_t len)
-{
-	size_t n = (len + 4095) / 4096, i;
-	unsigned char *vec = malloc(n ? n : 1);
-	void *p = len ? mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
-	long cached = 0;
-
-	if (vec && p != MAP_FAILED && !mincore(p, len, vec))
-		for (i = 0; i < n; i++)
-			cached += vec[i] & 1;
-	if (p != MAP_FAILED)
-		munmap(p, len);
-	free(vec);
-	return cached;
-}
-
 /*
  * @path's page cache evicted, and seen empty: a first fault in it is a
  * miss, as in a program started cold; 0, -EBUSY if pages stayed cached
@@ -3054,12 +2880,6 @@ static long hugetext_work(void)
 			sum += v;
 	}
 	return sum;
-}
-
-/* /proc/meminfo's @name in kB, -1 if absent */
-static long meminfo_kb(const char *name)
-{
-	return proc_field("/proc/meminfo", name, ':');
 }
 
 FIXTURE_SETUP(rollback)
@@ -4081,12 +3901,6 @@ TEST(anon_placement)
 	path_write_num(KNOB, saved);
 }
 
-static int remove_entry(const char *path, const struct stat *st, int type,
-			struct FTW *ftw)
-{
-	return remove(path);
-}
-
 /*
  * A data file on overlayfs, a filesystem without a get_unmapped_area() of
  * its own whose libraries hugetext places itself, is placed as without
@@ -4201,21 +4015,6 @@ FIXTURE_VARIANT_ADD(lib, p64k_on) { .so = "hugetext_lib64k.so", .mode = 1 };
 FIXTURE_VARIANT_ADD(lib, p64k_off) { .so = "hugetext_lib64k.so", .mode = 0 };
 FIXTURE_VARIANT_ADD(lib, overlay_on) { .so = "hugetext_lib.so", .overlay = true, .mode = 1 };
 FIXTURE_VARIANT_ADD(lib, overlay_off) { .so = "hugetext_lib.so", .overlay = true, .mode = 0 };
-
-/* @name in the directory of this test's executable, into @buf */
-static int lib_beside_self(const char *name, char *buf, size_t size)
-{
-	char self[PATH_MAX];
-	char *slash;
-
-	if (self_exe(self, sizeof(self)))
-		return -1;
-	slash = strrchr(self, '/');
-	if (!slash)
-		return -1;
-	*slash = 0;
-	return snprintf(buf, size, "%s/%s", self, name) < (int)size ? 0 : -1;
-}
 
 FIXTURE_SETUP(lib)
 {
@@ -4371,46 +4170,6 @@ TEST_F(lib, load)
 		EXPECT_GT(read_vmstat("hugetext_align_mmap"), m0);
 }
 
-/* the value of @name= on the kernel command line, NULL if it has none */
-static const char *cmdline_value(const char *name)
-{
-	static char cmdline[4096];
-	size_t len = strlen(name);
-	const char *val = NULL;
-	char *arg;
-	FILE *f = fopen("/proc/cmdline", "r");
-
-	if (!f)
-		return NULL;
-	if (!fgets(cmdline, sizeof(cmdline), f))
-		cmdline[0] = '\0';
-	fclose(f);
-	for (arg = strtok(cmdline, "\n "); arg; arg = strtok(NULL, "\n "))
-		if (!strncmp(arg, name, len) && arg[len] == '=')
-			val = arg + len + 1;
-	return val;
-}
-
-/* how many times @what is in the kernel's log buffer, -1 if unreadable */
-static int klog_count(const char *what)
-{
-	int len = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0), n = 0;
-	char *log = len > 0 ? malloc(len + 1) : NULL, *p;
-
-	if (!log)
-		return -1;
-	len = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, log, len);
-	if (len < 0) {
-		free(log);
-		return -1;
-	}
-	log[len] = '\0';
-	for (p = log; (p = strstr(p, what)); p++)
-		n++;
-	free(log);
-	return n;
-}
-
 /*
  * The boot parameter: the knob holds the value the kernel was booted
  * with (hugetext=0..3, one digit; none is 0), a bad value leaves 0 and
@@ -4562,25 +4321,6 @@ TEST(knob)
 	knob_takes(_metadata, KNOB, good, ARRAY_SIZE(good));
 	knob_refuses(_metadata, KNOB, bad, ends, ARRAY_SIZE(ends));
 	path_write_num(KNOB, saved);
-}
-
-/* is a khugepaged thread running? */
-static bool khugepaged_thread(void)
-{
-	return khugepaged_pid() > 0;
-}
-
-/*
- * khugepaged_thread() == @want within 2 s: a stopped kthread stays in
- * /proc until it is reaped
- */
-static bool khugepaged_running(bool want)
-{
-	int i;
-
-	for (i = 0; i < 20 && khugepaged_thread() != want; i++)
-		usleep(100000);
-	return khugepaged_thread();
 }
 
 /*
