@@ -13,11 +13,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <linux/magic.h>
+#include <linux/mman.h>
 #include <sys/klog.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/vfs.h>
-#include <linux/magic.h>
 
 #include "hugetext_helpers.h"
 
@@ -279,4 +282,51 @@ bool khugepaged_running(bool want)
 	for (i = 0; i < 20 && khugepaged_thread() != want; i++)
 		usleep(100000);
 	return khugepaged_thread();
+}
+
+/*
+ * Call every function of [@start, @start + @len) of @text (file offsets)
+ * once: the number of page faults that took, or -1 if a function returned
+ * the wrong number (bytes executed that are not the file's).
+ */
+long run_range(char *text, size_t start, size_t len)
+{
+	struct rusage r0, r1;
+	long bad = 0;
+	size_t off;
+
+	getrusage(RUSAGE_SELF, &r0);
+	for (off = start; off < start + len; off += 4096)
+		if (((fn_t)(text + off))() != off / 4096)
+			bad++;
+	getrusage(RUSAGE_SELF, &r1);
+	if (bad)
+		return -1;
+	return (r1.ru_minflt - r0.ru_minflt) + (r1.ru_majflt - r0.ru_majflt);
+}
+
+/*
+ * MADV_COLLAPSE of [@p, @p + @len), again every 20 ms (50 times at most)
+ * while it loses a race (EAGAIN): 0, or the errno of the last call
+ */
+int collapse_retry(char *p, size_t len)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < 50; i++) {
+		ret = madvise(p, len, MADV_COLLAPSE) ? errno : 0;
+		if (ret != EAGAIN)
+			break;
+		usleep(20000);
+	}
+	return ret;
+}
+
+/* CLOCK_MONOTONIC, in seconds */
+double storm_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }

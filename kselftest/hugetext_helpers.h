@@ -31,5 +31,8 @@ const char *cmdline_value(const char *name);
 int klog_count(const char *what);
 bool khugepaged_thread(void);
 bool khugepaged_running(bool want);
+long run_range(char *text, size_t start, size_t len);
+int collapse_retry(char *p, size_t len);
+double storm_now(void);
 
 #endif /* __HUGETEXT_HELPERS_H */
