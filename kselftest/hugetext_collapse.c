@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "../kselftest_harness.h"
 #include "hugetext_series.h"
 #include "hugetext_helpers.h"
 
@@ -347,7 +348,7 @@ static void collapse_in_span(struct __test_metadata *_metadata, bool table)
 		SKIP(return, "Unable to read PMD size\n");
 	if (!huge_cache_fs())
 		SKIP(return, "not ext4, xfs or btrfs: no PMD-sized page cache folios\n");
-	prctl(HUGETEXT_PR_SET, HUGETEXT_PR_OFF, 0, 0, 0);
+	prctl(PR_SET_HT, PR_HT_SET, 0, 0, 0);
 	snprintf(path, sizeof(path), "hugetext-span.%d", getpid());
 	ASSERT_EQ(write_functions(path, pmdsize), 0);
 	fd = open(path, O_RDONLY);

@@ -95,51 +95,9 @@
 #include <linux/magic.h>
 
 #include "../kselftest_harness.h"
-#include "thp_settings.h"
-#include "vm_util.h"
+#include "hugetext_series.h"
 #include "hugetext_helpers.h"
 
-/*
- * What this tree's selftest library lacks or has in an older form: the
- * checks of PMD mappings find the VMA by its start and take no length
- * (the test's calls all pass a VMA's start).
- */
-static bool huge_file(void *addr, int nr, uint64_t size)
-{
-	return check_huge_file(addr, nr, size);
-}
-
-static bool huge_anon(void *addr, int nr, uint64_t size)
-{
-	return check_huge_anon(addr, nr, size);
-}
-
-#define check_huge_file(addr, len, nr, size)	huge_file(addr, ((void)(len), nr), size)
-#define check_huge_anon(addr, len, nr, size)	huge_anon(addr, ((void)(len), nr), size)
-#ifndef FORCE_READ
-#define FORCE_READ(x)	do { typeof(x) __v = (x); asm volatile("" : "+r" (__v)); } while (0)
-#endif
-
-static int sz2ord(size_t size, size_t pagesize)
-{
-	return __builtin_ctzll(size / pagesize);
-}
-
-#ifndef PR_SET_HUGETEXT
-#define PR_SET_HUGETEXT		82
-#define PR_GET_HUGETEXT		83
-#define PR_HUGETEXT_SYSTEM	0
-#define PR_HUGETEXT_TEXT	0x1UL
-#define PR_HUGETEXT_JIT		0x2UL
-#define PR_HUGETEXT_SET		0x4UL
-#endif
-
-#define KNOB "/sys/kernel/mm/transparent_hugepage/hugetext_enabled"
-#define PAD_KNOB "/sys/kernel/mm/transparent_hugepage/hugetext_pad_threshold"
-#define RODATA_KNOB "/sys/kernel/mm/transparent_hugepage/hugetext_pad_rodata"
-#define CAP_KNOB "/sys/kernel/mm/transparent_hugepage/khugepaged/max_nr_hugetext"
-#define SAMPLE_KNOB \
-	"/sys/kernel/mm/transparent_hugepage/khugepaged/hugetext_sample_millisecs"
 #define NR_REGIONS 2
 
 static int knob_write(const char *val)

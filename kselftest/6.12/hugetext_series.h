@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the hugetext selftests' shared programs need of this series and
- * this tree: its harness and THP settings, what this tree's selftest
- * library lacks or has in an older form, and the names the series gives
- * hugetext's knobs and prctl.
+ * What the hugetext selftests need of this series and this tree: its THP
+ * settings and vm_util, what this tree's selftest library lacks or has in
+ * an older form, the names the series gives hugetext's knobs, prctl and
+ * counters, and the series-neutral names the shared programs use for
+ * them (PR_SET_HT, HT_KNOB, ...; hugetext_series.c).
  */
 #ifndef __HUGETEXT_SERIES_H
 #define __HUGETEXT_SERIES_H
 
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/prctl.h>
 
-#include "../kselftest_harness.h"
 #include "thp_settings.h"
 #include "vm_util.h"
 
@@ -49,10 +51,37 @@ static inline int sz2ord(size_t size, size_t pagesize)
 #define PR_HUGETEXT_SET		0x4UL
 #endif
 
-/* prctl(HUGETEXT_PR_SET, HUGETEXT_PR_OFF): hugetext off for the process */
-#define HUGETEXT_PR_SET		PR_SET_HUGETEXT
-#define HUGETEXT_PR_OFF		PR_HUGETEXT_SET
-
+#define KNOB "/sys/kernel/mm/transparent_hugepage/hugetext_enabled"
+#define PAD_KNOB "/sys/kernel/mm/transparent_hugepage/hugetext_pad_threshold"
+#define RODATA_KNOB "/sys/kernel/mm/transparent_hugepage/hugetext_pad_rodata"
 #define CAP_KNOB "/sys/kernel/mm/transparent_hugepage/khugepaged/max_nr_hugetext"
+#define SAMPLE_KNOB \
+	"/sys/kernel/mm/transparent_hugepage/khugepaged/hugetext_sample_millisecs"
+
+/* the series' prctl: the process's own kinds of huge code */
+#define PR_SET_HT		PR_SET_HUGETEXT
+#define PR_GET_HT		PR_GET_HUGETEXT
+#define PR_SET_HT_NAME		"PR_SET_HUGETEXT"
+#define PR_HT_SYSTEM		PR_HUGETEXT_SYSTEM
+#define PR_HT_FILE		PR_HUGETEXT_TEXT
+#define PR_HT_ANON		PR_HUGETEXT_JIT
+#define PR_HT_SET		PR_HUGETEXT_SET
+/* a knob there is when the kernel has hugetext (CONFIG_HUGETEXT) */
+#define HT_KNOB			KNOB
+/* JIT code collapsed at its mprotect() or fault (/proc/vmstat) */
+#define HT_ANON_ALLOC		"hugetext_anon_exec"
+/*
+ * Does khugepaged collapse code a forked child still shares (no PTE of
+ * the range writable) under THP "always", without hugetext bit 1?  Not
+ * here: it leaves such a range alone.
+ */
+#define HT_THP_COLLAPSES_SHARED_CODE	false
+
+/* hugetext_enabled, whose bits are PR_HT_FILE and PR_HT_ANON */
+unsigned long mode_read(void);
+/* hugetext_enabled from @mode, mode_read()'s bits: 0 or -errno */
+int mode_write(unsigned long mode);
+/* @mode in @settings too, written with the other THP knobs */
+void settings_set_mode(struct thp_settings *settings, unsigned long mode);
 
 #endif /* __HUGETEXT_SERIES_H */

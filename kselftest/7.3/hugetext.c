@@ -96,67 +96,10 @@
 #include <linux/magic.h>
 
 #include "kselftest_harness.h"
-#include "hugepage_settings.h"
-#include "vm_util.h"
+#include "hugetext_series.h"
 #include "hugetext_helpers.h"
 
-#ifndef PR_SET_THP_EXEC
-#define PR_SET_THP_EXEC		82
-#define PR_GET_THP_EXEC		83
-#define PR_THP_EXEC_SYSTEM	0
-#define PR_THP_EXEC_FILE	0x1UL
-#define PR_THP_EXEC_ANON	0x2UL
-#define PR_THP_EXEC_SET		0x4UL
-#endif
-
-#define FILE_KNOB "/sys/kernel/mm/transparent_hugepage/exec_file_enabled"
-#define ANON_KNOB "/sys/kernel/mm/transparent_hugepage/exec_anon_enabled"
-#define PAD_KNOB "/sys/kernel/mm/transparent_hugepage/exec_pad_threshold"
-#define RODATA_KNOB "/sys/kernel/mm/transparent_hugepage/exec_pad_rodata"
-#define CAP_KNOB "/sys/kernel/mm/transparent_hugepage/khugepaged/max_exec_regions"
-#define SAMPLE_KNOB \
-	"/sys/kernel/mm/transparent_hugepage/khugepaged/exec_sample_millisecs"
 #define NR_REGIONS 2
-
-/*
- * What a knob of "always" and "prctl" reads: 1 for "[always] prctl",
- * 0 for "always [prctl]", -1 for anything else
- */
-static int knob_always(const char *path)
-{
-	char buf[32] = "";
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n > 0 && !strcmp(buf, "[always] prctl\n"))
-		return 1;
-	return n > 0 && !strcmp(buf, "always [prctl]\n") ? 0 : -1;
-}
-
-/*
- * The kinds of code the knobs have at "always", in the prctl's bits:
- * PR_THP_EXEC_FILE (exec_file_enabled), PR_THP_EXEC_ANON
- * (exec_anon_enabled)
- */
-static unsigned long mode_read(void)
-{
-	return (knob_always(FILE_KNOB) == 1 ? PR_THP_EXEC_FILE : 0) |
-	       (knob_always(ANON_KNOB) == 1 ? PR_THP_EXEC_ANON : 0);
-}
-
-/* both knobs from @mode, mode_read()'s bits: 0 or -errno */
-static int mode_write(unsigned long mode)
-{
-	int err = path_write(FILE_KNOB,
-			     mode & PR_THP_EXEC_FILE ? "always" : "prctl");
-
-	return err ? err : path_write(ANON_KNOB, mode & PR_THP_EXEC_ANON ?
-				      "always" : "prctl");
-}
 
 /* the test file and its mapping */
 struct text {
