@@ -22,6 +22,7 @@
 #include <sys/resource.h>
 #include <sys/vfs.h>
 
+#include "hugetext_series.h"
 #include "hugetext_helpers.h"
 
 #ifndef XFS_SUPER_MAGIC
@@ -329,4 +330,68 @@ double storm_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* map the code range @code, @len over the reservation with @prot, @flags */
+char *jit_map(char *code, size_t len, int prot, int flags)
+{
+	return mmap(code, len, prot,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | flags, -1, 0);
+}
+
+/* write a function into every page of the code range */
+void jit_emit(char *code, size_t len)
+{
+	size_t off;
+
+	for (off = 0; off < len; off += 4096) {
+		memset(code + off, 0xcc, 4096);
+		emit_fn((unsigned char *)code + off, off / 4096);
+	}
+	__builtin___clear_cache(code, code + len);
+}
+
+/*
+ * Wake khugepaged (100 ms sleeps) and wait up to @secs seconds for
+ * @passes full passes over the mms it scans.  This mm is one of them
+ * unless THP is "never": a range of its own, outside the code, advised
+ * MADV_HUGEPAGE registers it.  Returns the passes seen.
+ */
+int khugepaged_awake(struct thp_settings *settings, size_t pmdsize,
+		     int passes, int secs)
+{
+	char *reg = mmap(NULL, pmdsize, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned long start = read_num(FULL_SCANS), n = 0;
+	int i;
+
+	if (reg != MAP_FAILED) {
+		madvise(reg, pmdsize, MADV_HUGEPAGE);
+		reg[0] = 1;
+	}
+	settings->khugepaged.scan_sleep_millisecs = 100;
+	settings->khugepaged.alloc_sleep_millisecs = 100;
+	settings->khugepaged.pages_to_scan = 16384;
+	thp_write_settings(settings);
+	for (i = 0; i < secs * 10; i++) {
+		n = read_num(FULL_SCANS) - start;
+		if (n >= (unsigned long)passes)
+			break;
+		usleep(100000);
+	}
+	if (reg != MAP_FAILED)
+		munmap(reg, pmdsize);
+	return n;
+}
+
+/* call every function: the number that returned a wrong value */
+long jit_run(char *code, size_t len)
+{
+	long bad = 0;
+	size_t off;
+
+	for (off = 0; off < len; off += 4096)
+		if (((fn_t)(code + off))() != off / 4096)
+			bad++;
+	return bad;
 }

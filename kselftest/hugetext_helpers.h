@@ -9,6 +9,12 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+struct thp_settings;
+
+/* the full 2M regions of code most cases map */
+#define NR_REGIONS 2
+#define FULL_SCANS "/sys/kernel/mm/transparent_hugepage/khugepaged/full_scans"
+
 /* a function of the code the tests write: returns its page number */
 typedef unsigned int (*fn_t)(void);
 
@@ -34,5 +40,10 @@ bool khugepaged_running(bool want);
 long run_range(char *text, size_t start, size_t len);
 int collapse_retry(char *p, size_t len);
 double storm_now(void);
+char *jit_map(char *code, size_t len, int prot, int flags);
+void jit_emit(char *code, size_t len);
+int khugepaged_awake(struct thp_settings *settings, size_t pmdsize,
+		     int passes, int secs);
+long jit_run(char *code, size_t len);
 
 #endif /* __HUGETEXT_HELPERS_H */
