@@ -19,6 +19,7 @@
 #include <linux/mman.h>
 #include <sys/klog.h>
 #include <sys/mman.h>
+#include <sys/param.h>
 #include <sys/resource.h>
 #include <sys/vfs.h>
 
@@ -394,4 +395,38 @@ long jit_run(char *code, size_t len)
 		if (((fn_t)(code + off))() != off / 4096)
 			bad++;
 	return bad;
+}
+
+/* @pid's executable mappings of @path: their span, FilePmdMapped in bytes */
+long pad_smaps(pid_t pid, const char *path, unsigned long *start,
+	       unsigned long *end)
+{
+	char name[64], line[512], perms[8], file[256];
+	unsigned long s, e;
+	long kb, sum = 0;
+	bool in = false;
+	FILE *f;
+
+	snprintf(name, sizeof(name), "/proc/%d/smaps", pid);
+	f = fopen(name, "r");
+	if (!f)
+		return -1;
+	*start = ULONG_MAX;
+	*end = 0;
+	while (fgets(line, sizeof(line), f)) {
+		file[0] = 0;
+		if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %255s", &s, &e, perms, file) >= 3) {
+			size_t fl = strlen(file), pl = strlen(path);
+
+			in = strchr(perms, 'x') && fl >= pl && !strcmp(file + fl - pl, path);
+			if (in) {
+				*start = MIN(*start, s);
+				*end = MAX(*end, e);
+			}
+		} else if (in && sscanf(line, "FilePmdMapped: %ld kB", &kb) == 1) {
+			sum += kb << 10;
+		}
+	}
+	fclose(f);
+	return sum;
 }

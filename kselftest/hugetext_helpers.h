@@ -45,5 +45,7 @@ void jit_emit(char *code, size_t len);
 int khugepaged_awake(struct thp_settings *settings, size_t pmdsize,
 		     int passes, int secs);
 long jit_run(char *code, size_t len);
+long pad_smaps(pid_t pid, const char *path, unsigned long *start,
+	       unsigned long *end);
 
 #endif /* __HUGETEXT_HELPERS_H */

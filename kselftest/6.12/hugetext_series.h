@@ -68,8 +68,16 @@ static inline int sz2ord(size_t size, size_t pagesize)
 #define PR_HT_SET		PR_HUGETEXT_SET
 /* a knob there is when the kernel has hugetext (CONFIG_HUGETEXT) */
 #define HT_KNOB			KNOB
-/* JIT code collapsed at its mprotect() or fault (/proc/vmstat) */
+/*
+ * /proc/vmstat: text read huge at its first fault, and falling back (a
+ * kernel that collapses new text at mmap() has neither)
+ */
+#define HT_FAULT_ALLOC		"hugetext_fault_read"
+#define HT_FAULT_FALLBACK	"hugetext_fault_fallback"
+/* JIT code collapsed at its mprotect() or fault */
 #define HT_ANON_ALLOC		"hugetext_anon_exec"
+/* the cap's counters: HT_CAP_VMSTAT("collapsed"), ... */
+#define HT_CAP_VMSTAT(what)	"hugetext_cap_" what
 /*
  * Does khugepaged collapse code a forked child still shares (no PTE of
  * the range writable) under THP "always", without hugetext bit 1?  Not

@@ -42,8 +42,13 @@
 #define PR_HT_SET		PR_THP_EXEC_SET
 /* a knob there is when the kernel has hugetext (CONFIG_HUGETEXT) */
 #define HT_KNOB			FILE_KNOB
-/* JIT code read huge at its fault or collapsed (/proc/vmstat) */
+/* /proc/vmstat: text read huge at its first fault, and falling back */
+#define HT_FAULT_ALLOC		"thp_exec_fault_alloc"
+#define HT_FAULT_FALLBACK	"thp_exec_fault_fallback"
+/* JIT code read huge at its fault or collapsed */
 #define HT_ANON_ALLOC		"thp_exec_anon_alloc"
+/* the cap's counters: HT_CAP_VMSTAT("collapsed"), ... */
+#define HT_CAP_VMSTAT(what)	"thp_exec_cap_" what
 /*
  * Does khugepaged collapse code a forked child still shares (no PTE of
  * the range writable) under THP "always", without hugetext bit 1?
