@@ -144,7 +144,9 @@ $(foreach a,$(OTHER_ARCHES),$(eval $(call arch_rules,$(call arch_word,$(a),1),$(
 # After the main kernel: its series' own selftest (mm_hugetext) is built
 # against the uapi headers that build installs (out/build-main/usr/include)
 MAINLINE_OUT := $(shell . $(S)/base.sh && mainline_kout)
-MAINLINE_TEST := $(if $(MAINLINE_OUT),$(MAINLINE_OUT)/src/tools/testing/selftests/mm/hugetext.c)
+# (its kselftest's sources there, all of them: hugetext.c and the other
+# programs and helpers kselftest/ makes, scripts/kselftest.py)
+MAINLINE_TEST := $(if $(MAINLINE_OUT),$(wildcard $(MAINLINE_OUT)/src/tools/testing/selftests/mm/hugetext*.[ch]))
 $(SELFTESTS_STAMP): $(SELFTESTS_IN) $(TOOL_LIB) $(SRC_STAMP) $(MAINLINE_TEST) | deps $(O)/bzImage
 	@top=$(CURDIR) && . $(S)/base.sh && build_begin $(CURDIR)/$(O)/selftests && \
 	make -s -C selftests OUT=$(CURDIR)/$(O)/selftests KSFT=$(CURDIR)/$(O)/src/tools/testing/selftests \
