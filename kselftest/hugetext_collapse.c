@@ -81,6 +81,8 @@ FIXTURE_SETUP(collapse)
 	self->f.path[0] = 0;
 	if (!emit_fn(page, 0))
 		SKIP(return, "no code generator for this architecture\n");
+	if (geteuid())
+		SKIP(return, "not root: the THP settings are root's to write\n");
 	if (getpagesize() != sizeof(page))
 		SKIP(return, "page size %d: the functions are laid out for 4K\n",
 		     getpagesize());
@@ -479,6 +481,8 @@ FIXTURE_SETUP(dirty_open)
 	self->f.reserve = MAP_FAILED;
 	if (getpagesize() != sizeof(page))
 		SKIP(return, "page size %d: the file is laid out for 4K\n", getpagesize());
+	if (geteuid())
+		SKIP(return, "not root: %s is root's to write\n", WB_KNOB);
 	self->f.pmdsize = read_pmd_pagesize();
 	if (!self->f.pmdsize)
 		SKIP(return, "Unable to read PMD size\n");

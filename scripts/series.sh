@@ -152,7 +152,9 @@ kselftest)
 	if git diff --cached --quiet; then
 		echo "the selftest commit is already what kselftest/ makes"
 	else
-		git -c user.name="hugetext developers" -c user.email=hugetext@example.org \
+		# gc.auto=0: a "git gc --auto" after the commit would detach, repack
+		# the kernel tree for minutes and hold out/.rig.lock (fetch-source.sh)
+		git -c user.name="hugetext developers" -c user.email=hugetext@example.org -c gc.auto=0 \
 			commit -q --amend --no-edit
 		git show --stat --format='amended: %h %s' HEAD | cat
 		echo "now scripts/series.sh export (make series-export) regenerates patches/$KERNEL/"
