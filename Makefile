@@ -13,7 +13,7 @@ S := scripts
 O := out
 
 .PHONY: all demo bench check stress deps source kernel bisect rootfs selftests deb system \
-	series-export series-import tool-test tool-test-installed install-tools clean help FORCE
+	series-export series-import series-kselftest tool-test tool-test-installed install-tools clean help FORCE
 
 all: kernel
 
@@ -31,6 +31,7 @@ help:
 	@echo "make -n check  make check's plan: what it builds, boots and runs (runs nothing)"
 	@echo "Ctrl-C stops any target within seconds (its guests and builds too)."
 	@echo "make series-export   regenerate patches/6.12/ from out/src commits (HUGETEXT_KERNEL=7.3: patches/7.3/)"
+	@echo "make series-kselftest   kselftest/ into out/src's selftest commit (HUGETEXT_KERNEL=7.3: out/7.3/src)"
 	@echo "make install-tools   install tools/hugetext and its man page (PREFIX=/usr/local)"
 
 # --- the build graph ---------------------------------------------------------
@@ -143,7 +144,9 @@ $(foreach a,$(OTHER_ARCHES),$(eval $(call arch_rules,$(call arch_word,$(a),1),$(
 # After the main kernel: its series' own selftest (mm_hugetext) is built
 # against the uapi headers that build installs (out/build-main/usr/include)
 MAINLINE_OUT := $(shell . $(S)/base.sh && mainline_kout)
-MAINLINE_TEST := $(if $(MAINLINE_OUT),$(MAINLINE_OUT)/src/tools/testing/selftests/mm/hugetext.c)
+# (its kselftest's sources there, all of them: hugetext.c and the other
+# programs and helpers kselftest/ makes, scripts/kselftest.py)
+MAINLINE_TEST := $(if $(MAINLINE_OUT),$(wildcard $(MAINLINE_OUT)/src/tools/testing/selftests/mm/hugetext*.[ch]))
 $(SELFTESTS_STAMP): $(SELFTESTS_IN) $(TOOL_LIB) $(SRC_STAMP) $(MAINLINE_TEST) | deps $(O)/bzImage
 	@top=$(CURDIR) && . $(S)/base.sh && build_begin $(CURDIR)/$(O)/selftests && \
 	make -s -C selftests OUT=$(CURDIR)/$(O)/selftests KSFT=$(CURDIR)/$(O)/src/tools/testing/selftests \
@@ -212,6 +215,10 @@ series-export:
 
 series-import: deps
 	@$(S)/series.sh import
+
+# kselftest/ into out/src's selftest commit (HUGETEXT_KERNEL=7.3: out/7.3/src's)
+series-kselftest:
+	@$(S)/series.sh kselftest
 
 PREFIX ?= /usr/local
 install-tools:

@@ -21,11 +21,13 @@ What is checked:
   boot runs at least one htrun=check:TAG, and each TAG (joined by "+")
   selects at least one line of selftests/list.
 - selftests/list: the test is a program selftests/Makefile builds or a
-  script it installs (or a series' own kselftest, mm_hugetext and
-  mm_hugetext_mainline); the timeout is N or +N; every line is run by at
-  least one boot; a kselftest's -t/-T (test), -f/-F (fixture) and -v/-V
-  (variant) filters name a test, fixture or variant of that series'
-  patches (a filter that matches nothing runs zero cases and passes).
+  script it installs; the timeout is N or +N; every line is run by at
+  least one boot; a series' own kselftest program (mm_hugetext[_NAME]
+  from kselftest/'s hugetext[_NAME].c for the first kernel,
+  mm_hugetext_mainline[_NAME] for the last) is built by
+  selftests/Makefile, and its -t/-T (test), -f/-F (fixture) and -v/-V
+  (variant) filters name a test, fixture or variant of that program's
+  source (a filter that matches nothing runs zero cases and passes).
 - thpcmp.list: step names are unique; both boots exist in boots.list and
   both run hugetext_thpcmp.sh (else the comparison has no cases).
 """
@@ -61,22 +63,46 @@ def makefile_programs(path):
     return names
 
 
-HARNESS = re.compile(r'^\+\s*(TEST|TEST_F|TEST_F_TIMEOUT|TEST_SIGNAL|FIXTURE|'
+HARNESS = re.compile(r'^\s*(TEST|TEST_F|TEST_F_TIMEOUT|TEST_SIGNAL|FIXTURE|'
                      r'FIXTURE_VARIANT_ADD)\(\s*(\w+)\s*(?:,\s*(\w+))?')
 
 
-def harness_names(patch_dir):
+def kselftest_programs(top, knames):
+    """{program: its source in kselftest/} of the series' own kselftests:
+    mm_hugetext (the first kernel's hugetext.c) and mm_hugetext_NAME
+    (hugetext_NAME.c), mm_hugetext_mainline and mm_hugetext_mainline_NAME
+    (the last kernel's), each from kselftest/KERNEL/ or, shared, kselftest/"""
+    got = {}
+    ks = os.path.join(top, 'kselftest')
+    series = [('mm_hugetext', knames[0])] if knames else []
+    if len(knames) > 1:
+        series.append(('mm_hugetext_mainline', knames[-1]))
+    for prefix, k in series:
+        for d in (ks, os.path.join(ks, k)):
+            try:
+                files = sorted(os.listdir(d))
+            except OSError:
+                continue
+            for f in files:
+                m = re.fullmatch(r'hugetext(_\w+)?\.c', f)
+                path = os.path.join(d, f)
+                if not m or not os.path.isfile(path):
+                    continue
+                with open(path, errors='replace') as fh:
+                    if 'TEST_HARNESS_MAIN' not in fh.read():
+                        continue        # the helpers, the library
+                got[prefix + (m.group(1) or '')] = path
+    return got
+
+
+def harness_names(source):
     """{'test': set, 'fixture': set, 'variant': set} of the kselftest
-    harness names the series' patches add"""
+    harness names a program's source defines"""
     got = {'test': set(), 'fixture': set(), 'variant': set()}
-    try:
-        files = sorted(os.listdir(patch_dir))
-    except OSError:
-        return got
-    for p in files:
-        if not p.endswith('.patch'):
+    for p in [source]:
+        if not os.path.isfile(p):
             continue
-        with open(os.path.join(patch_dir, p), errors='replace') as f:
+        with open(p, errors='replace') as f:
             for line in f:
                 m = HARNESS.match(line)
                 if not m:
@@ -140,12 +166,11 @@ def check(top):
     # which tests exist and where the series' kselftests come from
     programs = makefile_programs(os.path.join(T, 'Makefile'))
     knames = [k for k, _ in sorted(ksuites.items(), key=lambda kv: kv[1][0])]
-    kself = {}
-    if knames:
-        kself['mm_hugetext'] = ksuites[knames[0]][1]
-    if len(knames) > 1:
-        kself['mm_hugetext_mainline'] = ksuites[knames[-1]][1]
-    programs.update(kself)
+    kself = kselftest_programs(top, knames)
+    for prog in kself:
+        if prog not in programs:
+            say(os.path.join(T, 'Makefile'), 1, "the kselftest program %s (%s) is not built"
+                % (prog, rel(kself[prog])))
 
     # selftests/list
     sl = os.path.join(T, 'list')

@@ -201,6 +201,8 @@ for k in "${kernels[@]}"; do
 		continue
 	fi
 	[ $plan -eq 1 ] || sed -n '1,/^applied/p;/^  /p' "$logs/series-applies$(ksuffix "$k").log" | sed 's/^/# /'
+	# the series' selftest files are what kselftest/ makes (one source)
+	step "kselftest-one-source$(ksuffix "$k")" python3 "$top/scripts/kselftest.py" check "$k"
 	step "checkpatch$(ksuffix "$k")" env HUGETEXT_KERNEL="$k" "$top/scripts/checkpatch.sh"
 	# make deb's configuration, not its build: Debian's cloud config of
 	# this kernel merged with the fragments, every symbol verified (seconds)

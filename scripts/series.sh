@@ -3,6 +3,10 @@
 #   series.sh export   regenerate the series (git format-patch) from the commits
 #                      on top of the base tag in out/src, and its series file
 #   series.sh import   (re)apply the series onto the base: scripts/fetch-source.sh
+#   series.sh kselftest  copy the series' kselftest from kselftest/ (the
+#                      shared sources and kselftest/KERNEL/'s) into out/src's
+#                      tools/testing/selftests/mm/ and amend the last commit,
+#                      the selftest's (scripts/kselftest.py); then export
 # export signs the series as the person exporting it: From: and
 # Signed-off-by: (and the cover letter's From: and shortlog) name the git
 # identity of this repository (git config user.name, user.email), not the
@@ -126,6 +130,36 @@ PY
 	;;
 import)
 	FORCE=1 exec "$top/scripts/fetch-source.sh" ;;
+kselftest)
+	cd "$src"
+	mm=tools/testing/selftests/mm
+	# the last commit is the selftest's: it adds or changes what kselftest/ makes
+	mapfile -t made < <(python3 "$top/scripts/kselftest.py" files "$KERNEL" | awk '{print $2}')
+	if [ -z "$(git diff --name-only HEAD~1 HEAD -- "${made[@]}" "$mm"/hugetext*)" ]; then
+		echo "series.sh: the last commit of $src ($(git log -1 --format=%s HEAD))" \
+			"is not the series' selftest: it touches none of kselftest/'s files" >&2
+		exit 1
+	fi
+	# the tree's own parts of the selftest (its Makefile, run_vmtests.sh)
+	# are committed there first: this amends only what kselftest/ makes
+	if [ -n "$(git status --porcelain -- "$mm" ":(exclude,glob)$mm/hugetext*")" ]; then
+		echo "series.sh: $src/$mm has uncommitted changes besides kselftest/'s files;" \
+			"commit (git commit --amend) or drop them first" >&2
+		exit 1
+	fi
+	python3 "$top/scripts/kselftest.py" write "$KERNEL" "$src"
+	git add -A -f -- ":(glob)$mm/hugetext*"
+	if git diff --cached --quiet; then
+		echo "the selftest commit is already what kselftest/ makes"
+	else
+		# gc.auto=0: a "git gc --auto" after the commit would detach, repack
+		# the kernel tree for minutes and hold out/.rig.lock (fetch-source.sh)
+		git -c user.name="hugetext developers" -c user.email=hugetext@example.org -c gc.auto=0 \
+			commit -q --amend --no-edit
+		git show --stat --format='amended: %h %s' HEAD | cat
+		echo "now scripts/series.sh export (make series-export) regenerates patches/$KERNEL/"
+	fi
+	;;
 *)
-	echo "usage: series.sh export|import" >&2; exit 2 ;;
+	echo "usage: series.sh export|import|kselftest" >&2; exit 2 ;;
 esac

@@ -22,6 +22,7 @@ class Tables(unittest.TestCase):
             os.makedirs(os.path.join(self.tmp, os.path.dirname(t)), exist_ok=True)
             shutil.copy(os.path.join(TOP, t), os.path.join(self.tmp, t))
         os.symlink(os.path.join(TOP, 'patches'), os.path.join(self.tmp, 'patches'))
+        os.symlink(os.path.join(TOP, 'kselftest'), os.path.join(self.tmp, 'kselftest'))
 
     def tearDown(self):
         shutil.rmtree(self.tmp)
@@ -86,6 +87,21 @@ class Tables(unittest.TestCase):
     def test_kselftest_filter_matches_nothing(self):
         self.edit('selftests/list', '-t boot_param', '-t boot_parm')
         self.refused("no test 'boot_parm'")
+
+    def test_kselftest_filter_of_another_program(self):
+        # vs_punch is a case of hugetext_collapse.c, not of 6.12's hugetext.c
+        self.edit('selftests/list', '-t boot_param -t big_pmd', '-t boot_param -t vs_punch')
+        self.refused("no test 'vs_punch' in kselftest/6.12/hugetext.c")
+
+    def test_kselftest_filter_of_its_program(self):
+        self.append('selftests/list', 'mm_hugetext_collapse bigpmd 300 -t vs_punch -f dirty_open')
+        rc, out = self.run_check()
+        self.assertEqual(rc, 0, out)
+
+    def test_kselftest_program_not_built(self):
+        self.edit('selftests/Makefile', '$(OUT)/mm_hugetext_collapse:', '$(OUT)/mm_hugetext_collapsed:')
+        self.refused('the kselftest program mm_hugetext_collapse (kselftest/hugetext_collapse.c) '
+                     'is not built')
 
     def test_bad_timeout(self):
         self.edit('selftests/list', 'hugetext_execstorm   execstorm                  300',

@@ -1,0 +1,2488 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hugetext: program text on PMD-sized folios whatever the THP mode.
+ *
+ * A file of small functions (one a page, each returning its page number)
+ * is written to the current directory, which must be on a filesystem whose
+ * page cache holds PMD-sized folios (ext4, xfs, btrfs), evicted, mapped
+ * PROT_READ | PROT_EXEC, MAP_PRIVATE, congruent to its file offset, and
+ * run: every function is called and its result checked, so the bytes
+ * executed are the file's.
+ *
+ * For hugetext_enabled 0 and 1 against THP "never", "madvise" and
+ * "always", 2 (bit 1 alone) under "madvise" and 3 under "never"
+ * (FIXTURE_VARIANT; bit 0 decides for text): with 1, a full 2M region is
+ * PMD-mapped from its first fault, and calling every function of it takes
+ * one fault; with 0, nothing is PMD-mapped by the first faults and they
+ * are many (THP "always" alone leaves the text to khugepaged).  With 1,
+ * and not with 0:
+ * a mapping not congruent to its file offset, MADV_NOHUGEPAGE and
+ * PR_SET_THP_DISABLE stay on small pages, and a region already partly
+ * cached in small folios falls back (hugetext_fault_fallback) and is
+ * collapsed by the process itself on its return from the fault
+ * (hugetext_collapse_ok), PMD-mapped when the call returns.
+ * MADV_NOHUGEPAGE after the first fault unmaps the PMDs hugetext made, not
+ * those THP "always", "madvise" with MADV_HUGEPAGE, or MADV_COLLAPSE
+ * made.  Then prctl(PR_SET_HUGETEXT)
+ * both ways; the cap (max_nr_hugetext 1: a region without a slot is not
+ * PMD-mapped and MADV_COLLAPSE of it fails with EBUSY; text hugetext does
+ * not map is not capped); a private mapping of a data file keeps
+ * upstream's readahead with hugetext on; JIT code (hugetext bit 1) is
+ * hugetext_jit.c's; a PIE placed congruent (hugetext_exec_bias()) with bit 0 on,
+ * and not with it off, keeping mmap_rnd_bits less the PMD shift of ASLR
+ * (fixture aslr); a secure exec that forgets the process's setting;
+ * anonymous memory and a data file on overlayfs placed as without
+ * hugetext (anon_placement, overlay_data_file); the boot parameter as
+ * the kernel was booted (boot_param); hugetext refused where a PMD maps
+ * more than 32M (big_pmd); and the bad-input matrices of the knob, of the padding knobs and of the
+ * cap's knobs.  MADV_COLLAPSE raced and huge page cache opened for write
+ * are hugetext_collapse.c's.
+ * A fourth, pad, writes and runs a static program whose text has a
+ * partial region at each end, against the padding knobs.  The cap's
+ * sampler is hugetext_cap.c's.
+ *
+ * A kernel whose hugetext collapses new text at mmap() instead of reading
+ * it at the first fault (no hugetext_fault_read in /proc/vmstat) runs the
+ * same binary: there every full region of the mapping is PMD-mapped after
+ * the first fault, not only the one faulted; MADV_NOHUGEPAGE, which comes
+ * after the mmap(), is not checked under THP "always" (such a kernel keeps
+ * the PMDs THP's own rules allow); the partly cached fallback is skipped.
+ * There, and only there, text is PMD-mapped before it runs: a program
+ * stopped by its exec (pad.at_exec), a PIE when main() starts
+ * (pie_placement), a library when dlopen() returns (lib); the skipped
+ * mappings are counted (not_congruent, write_open, pad.thp_disable).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <grp.h>
+#include <limits.h>
+#include <link.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <linux/falloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/mman.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/param.h>
+#include <sys/klog.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/auxv.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <linux/magic.h>
+
+#include "../kselftest_harness.h"
+#include "hugetext_series.h"
+#include "hugetext_helpers.h"
+
+static int knob_write(const char *val)
+{
+	return path_write(KNOB, val);
+}
+
+static unsigned long knob_read(void)
+{
+	return read_num(KNOB);
+}
+
+/* the test file and its mapping */
+struct text {
+	size_t pmdsize, len;
+	char path[64];
+	int fd;
+	char *reserve, *text;
+};
+
+FIXTURE(hugetext)
+{
+	struct thp_settings settings;
+	unsigned long mode_saved;
+	long cap_saved, sample_saved;	/* -1: no cap in this kernel */
+	struct text t;
+};
+
+FIXTURE_VARIANT(hugetext)
+{
+	int mode;
+	enum thp_enabled thp;
+};
+
+FIXTURE_VARIANT_ADD(hugetext, off_never) { .mode = 0, .thp = THP_NEVER };
+FIXTURE_VARIANT_ADD(hugetext, off_madvise) { .mode = 0, .thp = THP_MADVISE };
+FIXTURE_VARIANT_ADD(hugetext, off_always) { .mode = 0, .thp = THP_ALWAYS };
+FIXTURE_VARIANT_ADD(hugetext, text_never) { .mode = 1, .thp = THP_NEVER };
+FIXTURE_VARIANT_ADD(hugetext, text_madvise) { .mode = 1, .thp = THP_MADVISE };
+FIXTURE_VARIANT_ADD(hugetext, text_always) { .mode = 1, .thp = THP_ALWAYS };
+/* the other bit alone leaves file text alone; both bits are bit 0's */
+FIXTURE_VARIANT_ADD(hugetext, jit_madvise) { .mode = 2, .thp = THP_MADVISE };
+FIXTURE_VARIANT_ADD(hugetext, both_never) { .mode = 3, .thp = THP_NEVER };
+
+FIXTURE_SETUP(hugetext)
+{
+	unsigned char page[4096];
+
+	if (access(KNOB, F_OK))
+		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
+	if (!emit_fn(page, 0))
+		SKIP(return, "no code generator for this architecture\n");
+	if (getpagesize() != sizeof(page))
+		SKIP(return, "page size %d: the functions are laid out for 4K\n",
+		     getpagesize());
+	self->t.pmdsize = read_pmd_pagesize();
+	if (!self->t.pmdsize)
+		SKIP(return, "Unable to read PMD size\n");
+	if (!huge_cache_fs())
+		SKIP(return, "not ext4, xfs or btrfs: no PMD-sized page cache folios\n");
+
+	/* NR_REGIONS full regions of functions after a first page */
+	self->t.len = (NR_REGIONS + 1) * self->t.pmdsize;
+	snprintf(self->t.path, sizeof(self->t.path), "hugetext-test.%d", getpid());
+	ASSERT_EQ(write_functions(self->t.path, self->t.len), 0);
+	/* mapped read-only: a file open for write is not text to a kernel */
+	self->t.fd = open(self->t.path, O_RDONLY);
+	ASSERT_GE(self->t.fd, 0);
+
+	/* room to place the mapping at a PMD boundary (+ an offset) */
+	self->t.reserve = mmap(NULL, self->t.len + 2 * self->t.pmdsize, PROT_NONE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(self->t.reserve, MAP_FAILED);
+	self->t.text = NULL;
+
+	self->mode_saved = knob_read();
+	self->cap_saved = access(CAP_KNOB, F_OK) ? -1 : (long)read_num(CAP_KNOB);
+	self->sample_saved = access(SAMPLE_KNOB, F_OK) ? -1 : (long)read_num(SAMPLE_KNOB);
+	thp_save_settings();
+	thp_read_settings(&self->settings);
+	self->settings.thp_enabled = variant->thp;
+	self->settings.hugepages[sz2ord(self->t.pmdsize, getpagesize())].enabled = THP_INHERIT;
+	/*
+	 * khugepaged must not collapse behind the test's back: it sleeps
+	 * 10 minutes after the pass this write wakes it for, and it collapses
+	 * no range with a page missing, as the test's ranges have
+	 */
+	self->settings.khugepaged.scan_sleep_millisecs = 600000;
+	self->settings.khugepaged.alloc_sleep_millisecs = 600000;
+	self->settings.khugepaged.max_ptes_none = 0;
+	self->settings.hugetext_enabled = variant->mode;
+	thp_write_settings(&self->settings);
+	ASSERT_EQ(path_write_num(KNOB, variant->mode), 0);
+}
+
+FIXTURE_TEARDOWN(hugetext)
+{
+	path_write_num(KNOB, self->mode_saved);
+	if (self->sample_saved >= 0)
+		path_write_num(SAMPLE_KNOB, self->sample_saved);
+	if (self->cap_saved >= 0)
+		path_write_num(CAP_KNOB, self->cap_saved);
+	thp_restore_settings();
+	prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SYSTEM, 0, 0, 0);
+	munmap(self->t.reserve, self->t.len + 2 * self->t.pmdsize);
+	close(self->t.fd);
+	unlink(self->t.path);
+}
+
+/*
+ * Evict the file's page cache, then map [@off, @off + @len) of it at a PMD
+ * boundary + @off + @shift; ->text is where file offset 0 would be, so
+ * that run_region() and the checks address regions by file offset.  A
+ * mapping of one region is a VMA of its own: smaps counts only it.
+ */
+static char *map_range(struct text *self, size_t off, size_t len, size_t shift)
+{
+	unsigned long base = ((unsigned long)self->reserve + self->pmdsize - 1) &
+			     ~(self->pmdsize - 1);
+	char *p;
+
+	posix_fadvise(self->fd, 0, 0, POSIX_FADV_DONTNEED);
+	p = mmap((char *)base + off + shift, len, PROT_READ | PROT_EXEC,
+		 MAP_PRIVATE | MAP_FIXED, self->fd, off);
+	if (p == MAP_FAILED)
+		return p;
+	self->text = p - off;
+	return p;
+}
+
+static char *map_text(struct text *self, size_t shift)
+{
+	return map_range(self, 0, self->len, shift);
+}
+
+/* run_range() of region @r: file offsets [r, r + 1) * PMD */
+static long run_region(struct text *self, int r)
+{
+	return run_range(self->text, (size_t)r * self->pmdsize, self->pmdsize);
+}
+
+/* a full region's first faults: one PMD whatever THP says, or small pages */
+TEST_F(hugetext, first_fault)
+{
+	long read0 = read_vmstat("hugetext_fault_read");
+	long alloc0 = read_vmstat("thp_collapse_alloc");
+	long ok0 = read_vmstat("hugetext_collapse_ok");
+	/* a collapse at mmap() maps every full region, not the faulted one */
+	int all = self->t.len / self->t.pmdsize;
+	long faults;
+
+	ASSERT_NE(map_text(&self->t, 0), MAP_FAILED);
+	faults = run_region(&self->t, 1);
+	ASSERT_GE(faults, 0);
+	if (variant->mode & 1) {
+		/* smaps entries are found by their VMA's start */
+		EXPECT_TRUE(check_huge_file(self->t.text, self->t.len,
+					    read0 >= 0 ? 1 : all, self->t.pmdsize));
+		EXPECT_LE(faults, 2);
+		if (read0 >= 0)
+			EXPECT_GE(read_vmstat("hugetext_fault_read") - read0, 1);
+	} else {
+		EXPECT_TRUE(check_huge_file(self->t.text, self->t.len, 0, self->t.pmdsize));
+		/* at least one fault per fault-around window (64K by default) */
+		EXPECT_GE(faults, (long)(self->t.pmdsize / (64 << 10)));
+		EXPECT_EQ(read_vmstat("hugetext_fault_read"), read0);
+	}
+	/* the second region, and again the first: still the file's code */
+	ASSERT_GE(run_region(&self->t, 2), 0);
+	ASSERT_GE(run_region(&self->t, 1), 0);
+	if (variant->mode & 1)
+		EXPECT_TRUE(check_huge_file(self->t.text, self->t.len,
+					    read0 >= 0 ? NR_REGIONS : all, self->t.pmdsize));
+	/*
+	 * Read huge at the first fault, nothing collapsed: neither by the
+	 * process on its return from the fault nor by anyone (under THP
+	 * "never" khugepaged's one pass after the setup has nothing to take)
+	 */
+	if (read0 >= 0 && (variant->mode & 1) && variant->thp == THP_NEVER) {
+		EXPECT_EQ(read_vmstat("thp_collapse_alloc"), alloc0);
+		EXPECT_EQ(read_vmstat("hugetext_collapse_ok"), ok0);
+	}
+}
+
+/*
+ * not congruent to the file offset: no PMD can map it (a kernel that
+ * collapses text at mmap() counts it in hugetext_skip_not_congruent)
+ */
+TEST_F(hugetext, not_congruent)
+{
+	long skip0 = read_vmstat("hugetext_skip_not_congruent");
+
+	ASSERT_NE(map_text(&self->t, 4096), MAP_FAILED);
+	ASSERT_GE(run_region(&self->t, 1), 0);
+	EXPECT_TRUE(check_huge_file(self->t.text, self->t.len, 0, self->t.pmdsize));
+	if (skip0 >= 0 && (variant->mode & 1))
+		EXPECT_GT(read_vmstat("hugetext_skip_not_congruent"), skip0);
+}
+
+/*
+ * A file open for write is not text: its executable mapping stays on
+ * small pages with hugetext on, counted in hugetext_skip_write_open, on a
+ * kernel that collapses text at mmap() (one that reads text at the first
+ * fault has no such counter and follows the page cache's own rules)
+ */
+TEST_F(hugetext, write_open)
+{
+	long skip0 = read_vmstat("hugetext_skip_write_open");
+	int wfd;
+
+	if (skip0 < 0)
+		SKIP(return, "no hugetext_skip_write_open: text is read at its first fault\n");
+	wfd = open(self->t.path, O_RDWR);
+	ASSERT_GE(wfd, 0);
+	ASSERT_NE(map_text(&self->t, 0), MAP_FAILED);
+	EXPECT_GE(run_region(&self->t, 1), 0);
+	EXPECT_TRUE(check_huge_file(self->t.text, self->t.len, 0, self->t.pmdsize));
+	if (variant->mode & 1)
+		EXPECT_GT(read_vmstat("hugetext_skip_write_open"), skip0);
+	close(wfd);
+}
+
+/* opt-outs: MADV_NOHUGEPAGE and PR_SET_THP_DISABLE */
+TEST_F(hugetext, opt_out)
+{
+	bool at_fault = read_vmstat("hugetext_fault_read") >= 0;
+
+	ASSERT_NE(map_text(&self->t, 0), MAP_FAILED);
+	ASSERT_EQ(madvise(self->t.text, self->t.len, MADV_NOHUGEPAGE), 0);
+	ASSERT_GE(run_region(&self->t, 1), 0);
+	if (at_fault || variant->thp != THP_ALWAYS)
+		EXPECT_TRUE(check_huge_file(self->t.text, self->t.len, 0, self->t.pmdsize));
+	munmap(self->t.text, self->t.len);
+
+	ASSERT_EQ(prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0), 0);
+	ASSERT_NE(map_text(&self->t, 0), MAP_FAILED);
+	ASSERT_GE(run_region(&self->t, 1), 0);
+	EXPECT_TRUE(check_huge_file(self->t.text, self->t.len, 0, self->t.pmdsize));
+	ASSERT_EQ(prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0), 0);
+}
+
+/*
+ * MADV_NOHUGEPAGE once the text is PMD-mapped: the PMDs hugetext made go,
+ * and the range refaults with small pages, still the file's code; PMDs
+ * THP's own settings or MADV_COLLAPSE made stay, as without hugetext.
+ * @advised: the range is advised MADV_HUGEPAGE before its first fault, so
+ * THP's own settings map it huge under "madvise" as under "always", and
+ * only under "never" is hugetext what made it huge.
+ */
+static void opt_out_late_run(struct __test_metadata *_metadata, struct text *t,
+			     int mode, enum thp_enabled thp, bool advised)
+{
+	char *p = map_range(t, t->pmdsize, t->pmdsize, 0);
+	bool thp_maps = advised ? thp != THP_NEVER : thp == THP_ALWAYS;
+	int left = (mode & 1) && !thp_maps ? 0 : 1;
+
+	ASSERT_NE(p, MAP_FAILED);
+	if (advised)
+		ASSERT_EQ(madvise(p, t->pmdsize, MADV_HUGEPAGE), 0);
+	ASSERT_GE(run_region(t, 1), 0);
+	if (!(mode & 1))
+		ASSERT_EQ(collapse_retry(p, t->pmdsize), 0);
+	ASSERT_TRUE(check_huge_file(p, t->pmdsize, 1, t->pmdsize));
+	ASSERT_EQ(madvise(p, t->pmdsize, MADV_NOHUGEPAGE), 0);
+	EXPECT_TRUE(check_huge_file(p, t->pmdsize, left, t->pmdsize));
+	ASSERT_GE(run_region(t, 1), 0);
+	EXPECT_TRUE(check_huge_file(p, t->pmdsize, left, t->pmdsize));
+}
+
+TEST_F(hugetext, opt_out_late)
+{
+	opt_out_late_run(_metadata, &self->t, variant->mode, variant->thp, false);
+}
+
+TEST_F(hugetext, opt_out_late_advised)
+{
+	opt_out_late_run(_metadata, &self->t, variant->mode, variant->thp, true);
+}
+
+/*
+ * A region partly cached in small folios keeps them at its first fault: a
+ * counted fallback.  Once the region is all cached khugepaged may collapse
+ * it (hugetext's fallback); the setup's settings wake it for one pass,
+ * which on SMP can meet the region between the fault and the check.  Such
+ * a collapse (thp_collapse_alloc moved) is not the fault's doing: the test
+ * runs again on a fresh mapping, up to three times.
+ */
+TEST_F(hugetext, partly_cached)
+{
+	long fb0 = read_vmstat("hugetext_fault_fallback");
+	char *region = self->t.text;
+	bool done = false, small = false;
+	long fb, ok = 0;
+	char buf[4096];
+	int try;
+
+	if (fb0 < 0)
+		SKIP(return, "this kernel collapses text at mmap(), no first-fault read\n");
+	/*
+	 * The setup's settings may wake khugepaged for a pass, which can
+	 * collapse the region (all cached by then) before the fault: then
+	 * again, on a fresh mapping.
+	 */
+	for (try = 0; try < 3 && !done; try++) {
+		long collapses = read_vmstat("thp_collapse_alloc");
+
+		if (try) {
+			ksft_print_msg("khugepaged collapsed the region before the check: again\n");
+			munmap(region, self->t.pmdsize);
+		}
+		region = map_range(&self->t, self->t.pmdsize, self->t.pmdsize, 0);
+		ASSERT_NE(region, MAP_FAILED);
+		/*
+		 * one small folio in the middle of region 1: no readahead
+		 * (which could read the whole region into a PMD-sized folio)
+		 */
+		ASSERT_EQ(posix_fadvise(self->t.fd, 0, 0, POSIX_FADV_RANDOM), 0);
+		ASSERT_EQ(pread(self->t.fd, buf, sizeof(buf),
+				self->t.pmdsize + self->t.pmdsize / 2), (ssize_t)sizeof(buf));
+		ASSERT_EQ(posix_fadvise(self->t.fd, 0, 0, POSIX_FADV_NORMAL), 0);
+		fb = read_vmstat("hugetext_fault_fallback");
+		ok = read_vmstat("hugetext_collapse_ok");
+		ASSERT_GE(run_region(&self->t, 1), 0);
+		if (variant->mode & 1) {
+			/* the fault fell back: the case under test */
+			done = read_vmstat("hugetext_fault_fallback") > fb;
+		} else {
+			small = check_huge_file(region, self->t.pmdsize, 0, self->t.pmdsize);
+			done = small || read_vmstat("thp_collapse_alloc") == collapses;
+		}
+	}
+	if (variant->mode & 1) {
+		/*
+		 * the fault read small folios, and the process collapsed the
+		 * region on its return to user space: the region ran on a
+		 * PMD before run_region() returned, without khugepaged
+		 */
+		EXPECT_TRUE(done);
+		EXPECT_GE(read_vmstat("hugetext_collapse_ok") - ok, 1);
+		EXPECT_TRUE(check_huge_file(region, self->t.pmdsize, 1, self->t.pmdsize));
+	} else {
+		EXPECT_TRUE(small);
+	}
+}
+
+/* prctl(PR_SET_HUGETEXT): the process's own bit 0, against the knob */
+TEST_F(hugetext, prctl)
+{
+	unsigned long own = variant->mode & 1 ? PR_HUGETEXT_SET :
+			    PR_HUGETEXT_SET | PR_HUGETEXT_TEXT;
+
+	if (prctl(PR_GET_HUGETEXT, 0, 0, 0, 0) < 0)
+		SKIP(return, "no PR_SET_HUGETEXT in this kernel\n");
+	ASSERT_EQ(prctl(PR_SET_HUGETEXT, own, 0, 0, 0), 0);
+	ASSERT_EQ(prctl(PR_GET_HUGETEXT, 0, 0, 0, 0), (int)own);
+	ASSERT_NE(map_range(&self->t, self->t.pmdsize, self->t.pmdsize, 0), MAP_FAILED);
+	ASSERT_GE(run_region(&self->t, 1), 0);
+	/* the opposite of what the knob alone gives */
+	EXPECT_TRUE(check_huge_file(self->t.text + self->t.pmdsize, self->t.pmdsize,
+				    variant->mode & 1 ? 0 : 1, self->t.pmdsize));
+	EXPECT_EQ(prctl(PR_SET_HUGETEXT, 1, 0, 0, 0), -1);	/* no SET bit */
+	EXPECT_EQ(errno, EINVAL);
+	EXPECT_EQ(prctl(PR_SET_HUGETEXT, own, 1, 0, 0), -1);	/* arg3 */
+	EXPECT_EQ(errno, EINVAL);
+	EXPECT_EQ(prctl(PR_GET_HUGETEXT, 0, 0, 0, 0), (int)own);
+}
+
+/*
+ * Read @len bytes of @path through a private read-only mapping, in order,
+ * a byte a page, from a cold cache, with hugetext set to @pr for this
+ * process: the major faults it took (each one a synchronous read), or -1.
+ */
+/*
+ * max_nr_hugetext at 1, its sampling period at 10 minutes: a region gets
+ * a slot only after two sampled periods of use, so none of the new
+ * mapping's has one.  With hugetext on, the region the test runs is not
+ * PMD-mapped and MADV_COLLAPSE of it fails with EBUSY; with hugetext off
+ * the cap does not apply and MADV_COLLAPSE maps it.  With the cap back at
+ * 0, MADV_COLLAPSE maps it either way.
+ */
+TEST_F(hugetext, cap)
+{
+	char *r1;
+
+	if (self->cap_saved < 0 || self->sample_saved < 0)
+		SKIP(return, "no max_nr_hugetext in this kernel\n");
+	ASSERT_EQ(path_write(SAMPLE_KNOB, "600000"), 0);
+	ASSERT_EQ(path_write(CAP_KNOB, "1"), 0);
+	ASSERT_NE(map_text(&self->t, 0), MAP_FAILED);
+	ASSERT_GE(run_region(&self->t, 1), 0);
+	r1 = self->t.text + self->t.pmdsize;
+	if (variant->mode & 1) {
+		EXPECT_TRUE(check_huge_file(self->t.text, self->t.len, 0, self->t.pmdsize));
+		EXPECT_EQ(madvise(r1, self->t.pmdsize, MADV_COLLAPSE), -1);
+		EXPECT_EQ(errno, EBUSY);
+		EXPECT_TRUE(check_huge_file(self->t.text, self->t.len, 0, self->t.pmdsize));
+	} else {
+		EXPECT_EQ(collapse_retry(r1, self->t.pmdsize), 0);
+		EXPECT_TRUE(check_huge_file(self->t.text, self->t.len, 1, self->t.pmdsize));
+	}
+	ASSERT_EQ(path_write(CAP_KNOB, "0"), 0);
+	EXPECT_EQ(collapse_retry(r1, self->t.pmdsize), 0);
+	EXPECT_TRUE(check_huge_file(self->t.text, self->t.len, 1, self->t.pmdsize));
+	/* still the file's code */
+	ASSERT_GE(run_region(&self->t, 1), 0);
+}
+
+static long read_through(const char *path, size_t len, unsigned long pr)
+{
+	struct rusage r0, r1;
+	size_t off;
+	char *p;
+	int fd;
+
+	if (prctl(PR_SET_HUGETEXT, pr, 0, 0, 0))
+		return -1;
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return -1;
+	getrusage(RUSAGE_SELF, &r0);
+	for (off = 0; off < len; off += 4096)
+		FORCE_READ(p[off]);
+	getrusage(RUSAGE_SELF, &r1);
+	munmap(p, len);
+	return r1.ru_majflt - r0.ru_majflt;
+}
+
+/*
+ * A private mapping of a data file, which nothing maps executable, keeps
+ * upstream's readahead in a hugetext process (a git pack, a read-only
+ * database file): read through in order, it takes no more major faults
+ * with hugetext on than off.  Keeping read-around inside the mapping and
+ * starting no asynchronous readahead are for a program's segments next to
+ * its text; applied to every private mapping, they made each read-around
+ * window a synchronous miss (64M: one a ra_pages / 2).
+ */
+TEST(data_readahead)
+{
+	const size_t len = 64UL << 20;
+	char path[64], buf[1 << 16];
+	long off, on;
+	size_t done;
+	int fd;
+
+	if (access(KNOB, F_OK))
+		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
+	if (prctl(PR_GET_HUGETEXT, 0, 0, 0, 0) < 0)
+		SKIP(return, "no PR_SET_HUGETEXT in this kernel\n");
+	if (!huge_cache_fs())
+		SKIP(return, "not ext4, xfs or btrfs: no readahead from a disk\n");
+	snprintf(path, sizeof(path), "hugetext-data.%d", getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ASSERT_GE(fd, 0);
+	memset(buf, 0x5a, sizeof(buf));
+	for (done = 0; done < len; done += sizeof(buf))
+		ASSERT_EQ(write(fd, buf, sizeof(buf)), (ssize_t)sizeof(buf));
+	ASSERT_EQ(fsync(fd), 0);
+	close(fd);
+	off = read_through(path, len, PR_HUGETEXT_SET);
+	on = read_through(path, len, PR_HUGETEXT_SET | PR_HUGETEXT_TEXT);
+	prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SYSTEM, 0, 0, 0);
+	unlink(path);
+	ASSERT_GE(off, 0);
+	ASSERT_GE(on, 0);
+	ksft_print_msg("64M read in order, private mapping: majflt %ld hugetext off, %ld on\n",
+		       off, on);
+	EXPECT_LE(on, off + 2);
+}
+
+/*
+ * The ELF tests run this program again with HUGETEXT_REPORT=FD in its
+ * environment: before main() it reads a byte of the first full PMD region
+ * of its blob (below), then writes to FD what the kernel gave it --
+ * PR_GET_HUGETEXT, whether its text is congruent to its file offset modulo
+ * the PMD size, AT_SECURE, where its text's file offset 0 is, and how
+ * much of its text mapping is PMD-mapped after that first fault and
+ * before it, as exec left it (FilePmdMapped, kB; -1 if the blob holds no
+ * full region) -- and exits.  Its text holds a 4M blob, so that as a PIE
+ * it has a full PMD region of text for the ELF loader to place.
+ */
+#define BLOB_SIZE 0x400000UL
+extern const char hugetext_blob[];
+asm(".pushsection .text.hugetext_blob, \"ax\"\n"
+	".globl hugetext_blob\n"
+	".hidden hugetext_blob\n"
+	"hugetext_blob:\n"
+	".skip 0x400000\n"
+	".popsection\n");
+
+/*
+ * FilePmdMapped (kB) of the smaps entry holding @region, -1 if @region is
+ * 0; the congruence and the load base of the mapping holding @addr
+ */
+static long report_smaps(unsigned long region, unsigned long addr, unsigned long pmd,
+			 int *congruent, unsigned long *base)
+{
+	unsigned long start, end, off;
+	int in_region = 0;
+	long pmd_kb = -1, kb;
+	char line[512];
+	FILE *smaps;
+
+	smaps = fopen("/proc/self/smaps", "r");
+	while (smaps && fgets(line, sizeof(line), smaps)) {
+		if (sscanf(line, "%lx-%lx %*s %lx", &start, &end, &off) == 3) {
+			in_region = region && start <= region && region < end;
+			if (start <= addr && addr < end) {
+				*congruent = pmd && (start - off) % pmd == 0;
+				*base = start - off;
+			}
+		} else if (in_region && sscanf(line, "FilePmdMapped: %ld kB", &kb) == 1) {
+			pmd_kb = kb;
+		}
+	}
+	if (smaps)
+		fclose(smaps);
+	return pmd_kb;
+}
+
+static void __attribute__((constructor)) hugetext_report(void)
+{
+	/* this function is in the text segment, with the blob */
+	unsigned long addr = (unsigned long)hugetext_report;
+	const char *fd = getenv("HUGETEXT_REPORT");
+	unsigned long pmd, region, base = 0;
+	long pmd_kb_start, pmd_kb;
+	int congruent = -1;
+
+	if (!fd)
+		return;
+	pmd = read_pmd_pagesize();
+	region = pmd ? ((unsigned long)hugetext_blob + pmd - 1) & ~(pmd - 1) : 0;
+	if (!region || region + pmd > (unsigned long)hugetext_blob + BLOB_SIZE)
+		region = 0;
+	/* before the blob's first touch: what its exec mapped */
+	pmd_kb_start = report_smaps(region, addr, pmd, &congruent, &base);
+	if (region)
+		FORCE_READ(*(char *)region);
+	pmd_kb = report_smaps(region, addr, pmd, &congruent, &base);
+	dprintf(atoi(fd), "%d %d %lu %lx %ld %ld\n", prctl(PR_GET_HUGETEXT, 0, 0, 0, 0),
+		congruent, getauxval(AT_SECURE), base, pmd_kb, pmd_kb_start);
+	_exit(0);
+}
+
+struct report {
+	int prctl, congruent, secure;
+	unsigned long base;
+	long pmd_kb, pmd_kb_start;	/* after the blob's first touch, before it */
+};
+
+/* run_report()'s @pr that sets nothing: the child keeps what it inherited */
+#define PR_KEEP		(~0UL)
+
+/*
+ * Run @exe (this program) with prctl(PR_SET_HUGETEXT, @pr) set before the
+ * exec (unless @pr is PR_KEEP), as @uid if not 0: its report, or -1 (the
+ * exec failed).
+ */
+static int run_report(const char *exe, unsigned long pr, uid_t uid, struct report *r)
+{
+	char buf[64], env[32];
+	int p[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		char *argv[2], *envp[2];
+
+		argv[0] = (char *)exe;
+		argv[1] = NULL;
+		envp[0] = env;
+		envp[1] = NULL;
+		close(p[0]);
+		snprintf(env, sizeof(env), "HUGETEXT_REPORT=%d", p[1]);
+		if (pr != PR_KEEP && prctl(PR_SET_HUGETEXT, pr, 0, 0, 0))
+			_exit(2);
+		if (uid && (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+			    setresuid(uid, uid, uid)))
+			_exit(3);
+		execve(exe, argv, envp);
+		_exit(4);
+	}
+	close(p[1]);
+	n = read(p[0], buf, sizeof(buf) - 1);
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return sscanf(buf, "%d %d %d %lx %ld %ld", &r->prctl, &r->congruent, &r->secure,
+		      &r->base, &r->pmd_kb, &r->pmd_kb_start) == 6 ? 0 : -1;
+}
+
+/*
+ * Is this program a PIE (ET_DYN with PT_INTERP), which the loader places?
+ * Read from its ELF header (64-bit, native order): e_type at 16, e_phoff
+ * at 32, e_phentsize at 54, e_phnum at 56; p_type first in a phdr.
+ */
+static bool self_is_pie(void)
+{
+	unsigned short type, phentsize, phnum;
+	unsigned char eh[64];
+	unsigned long phoff;
+	bool interp = false;
+	unsigned int ptype;
+	int fd, i;
+
+	fd = open("/proc/self/exe", O_RDONLY);
+	if (fd < 0)
+		return false;
+	if (pread(fd, eh, sizeof(eh), 0) == sizeof(eh) && eh[EI_CLASS] == ELFCLASS64) {
+		memcpy(&type, eh + 16, sizeof(type));
+		memcpy(&phoff, eh + 32, sizeof(phoff));
+		memcpy(&phentsize, eh + 54, sizeof(phentsize));
+		memcpy(&phnum, eh + 56, sizeof(phnum));
+		for (i = 0; type == ET_DYN && i < phnum; i++)
+			if (pread(fd, &ptype, sizeof(ptype), phoff + i * phentsize) ==
+			    sizeof(ptype) && ptype == PT_INTERP)
+				interp = true;
+	}
+	close(fd);
+	return interp;
+}
+
+#define NR_EXECS 4
+
+/*
+ * A PIE's text is placed congruent to its file offset modulo the PMD size
+ * when hugetext bit 0 is on for the process (here by its prctl, kept over
+ * exec), at every exec, and its full region is PMD-mapped once its first
+ * fault returns (on a kernel that collapses new text on the way out of
+ * exec, one without hugetext_fault_read, before main(): before its first
+ * fault), each placement counted in hugetext_align_exec; with it
+ * off the load bias is only page-aligned, nothing is counted, and
+ * NR_EXECS execs are not all congruent (by chance: 1 in 512^4).
+ */
+TEST(pie_placement)
+{
+	long pmd_kb = read_pmd_pagesize() >> 10;
+	bool at_exec = read_vmstat("hugetext_fault_read") < 0;
+	struct report r;
+	int i, congruent = 0;
+	long align0;
+
+	if (access(KNOB, F_OK))
+		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
+	if (prctl(PR_GET_HUGETEXT, 0, 0, 0, 0) < 0)
+		SKIP(return, "no PR_SET_HUGETEXT in this kernel\n");
+	if (!self_is_pie())
+		SKIP(return, "this program is not a PIE: nothing for the loader to place\n");
+	align0 = read_vmstat("hugetext_align_exec");
+	for (i = 0; i < NR_EXECS; i++) {
+		ASSERT_EQ(run_report("/proc/self/exe",
+				     PR_HUGETEXT_SET | PR_HUGETEXT_TEXT, 0, &r), 0);
+		EXPECT_EQ(r.prctl, (int)(PR_HUGETEXT_SET | PR_HUGETEXT_TEXT));
+		EXPECT_EQ(r.congruent, 1);
+		if (!i)
+			ksft_print_msg("PMD-mapped: %ld kB when main() starts, %ld after a fault\n",
+				       r.pmd_kb_start, r.pmd_kb);
+		/* -1: pages so large that the blob holds no full region */
+		if (r.pmd_kb >= 0)
+			EXPECT_GE(r.pmd_kb, pmd_kb);
+		if (r.pmd_kb >= 0 && at_exec)
+			EXPECT_GE(r.pmd_kb_start, pmd_kb);
+	}
+	/* each placement counted (an interpreter placed too may add its own) */
+	if (align0 >= 0) {
+		EXPECT_GE(read_vmstat("hugetext_align_exec") - align0, NR_EXECS);
+		align0 = read_vmstat("hugetext_align_exec");
+	}
+	for (i = 0; i < NR_EXECS; i++) {
+		ASSERT_EQ(run_report("/proc/self/exe", PR_HUGETEXT_SET, 0, &r), 0);
+		EXPECT_EQ(r.prctl, (int)PR_HUGETEXT_SET);
+		congruent += r.congruent == 1;
+	}
+	EXPECT_LT(congruent, NR_EXECS);
+	if (align0 >= 0)
+		EXPECT_EQ(read_vmstat("hugetext_align_exec"), align0);
+}
+
+/* /proc/self/status's Hugetext_prctl:, -1 when absent */
+static long status_hugetext(void)
+{
+	char line[128];
+	long v = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Hugetext_prctl: %ld", &v) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/*
+ * prctl(PR_SET_HUGETEXT) itself: a process starts with PR_HUGETEXT_SYSTEM;
+ * bad values and non-zero unused arguments fail with EINVAL and change
+ * nothing; /proc/PID/status shows the setting; a forked child inherits it
+ * and keeps it over exec.
+ */
+TEST(prctl_args)
+{
+	static const struct {
+		unsigned long a2, a3, a4, a5;
+	} bad[] = {
+		{ PR_HUGETEXT_TEXT }, { PR_HUGETEXT_JIT },
+		{ PR_HUGETEXT_TEXT | PR_HUGETEXT_JIT }, { 8 },
+		{ PR_HUGETEXT_SET | 8 }, { PR_HUGETEXT_SET | 0x100 }, { ~0UL },
+		{ 1UL << 63 }, { PR_HUGETEXT_SET | PR_HUGETEXT_TEXT, 1 },
+		{ PR_HUGETEXT_SET | PR_HUGETEXT_TEXT, 0, 1 },
+		{ PR_HUGETEXT_SET | PR_HUGETEXT_TEXT, 0, 0, 1 },
+	};
+	const unsigned long own = PR_HUGETEXT_SET | PR_HUGETEXT_JIT;
+	struct report r;
+	unsigned int i;
+	int status;
+	pid_t pid;
+
+	if (prctl(PR_GET_HUGETEXT, 0, 0, 0, 0) < 0)
+		SKIP(return, "no PR_SET_HUGETEXT in this kernel\n");
+	/* the harness never sets it: its children start with the default */
+	EXPECT_EQ(prctl(PR_GET_HUGETEXT, 0, 0, 0, 0), PR_HUGETEXT_SYSTEM);
+	EXPECT_EQ(status_hugetext(), PR_HUGETEXT_SYSTEM);
+
+	ASSERT_EQ(prctl(PR_SET_HUGETEXT, own, 0, 0, 0), 0);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		errno = 0;
+		EXPECT_EQ(prctl(PR_SET_HUGETEXT, bad[i].a2, bad[i].a3, bad[i].a4,
+				bad[i].a5), -1) {
+			TH_LOG("PR_SET_HUGETEXT %#lx %lu %lu %lu taken", bad[i].a2,
+			       bad[i].a3, bad[i].a4, bad[i].a5);
+		}
+		EXPECT_EQ(errno, EINVAL);
+		EXPECT_EQ(prctl(PR_GET_HUGETEXT, 0, 0, 0, 0), (int)own);
+	}
+	errno = 0;
+	EXPECT_EQ(prctl(PR_GET_HUGETEXT, 1, 0, 0, 0), -1);
+	EXPECT_EQ(errno, EINVAL);
+	EXPECT_EQ(status_hugetext(), (long)own);
+
+	/* inherited over fork ... */
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid)
+		_exit(prctl(PR_GET_HUGETEXT, 0, 0, 0, 0) == (int)own &&
+		      status_hugetext() == (long)own ? 0 : 1);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	/* ... and kept over exec */
+	ASSERT_EQ(run_report("/proc/self/exe", PR_KEEP, 0, &r), 0);
+	EXPECT_EQ(r.prctl, (int)own);
+	EXPECT_EQ(prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SYSTEM, 0, 0, 0), 0);
+	EXPECT_EQ(status_hugetext(), PR_HUGETEXT_SYSTEM);
+}
+
+#define RND_KNOB "/proc/sys/vm/mmap_rnd_bits"
+
+/* vm.mmap_rnd_bits, saved and restored */
+FIXTURE(aslr)
+{
+	long rnd_saved;
+};
+
+FIXTURE_SETUP(aslr)
+{
+	self->rnd_saved = -1;
+	if (access(KNOB, F_OK))
+		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
+	if (prctl(PR_GET_HUGETEXT, 0, 0, 0, 0) < 0)
+		SKIP(return, "no PR_SET_HUGETEXT in this kernel\n");
+	if (!self_is_pie())
+		SKIP(return, "this program is not a PIE: nothing for the loader to place\n");
+	if (access(RND_KNOB, F_OK))
+		SKIP(return, "no %s (CONFIG_HAVE_ARCH_MMAP_RND_BITS)\n", RND_KNOB);
+	self->rnd_saved = read_num(RND_KNOB);
+}
+
+FIXTURE_TEARDOWN(aslr)
+{
+	if (self->rnd_saved < 0)
+		return;
+	path_write_num(RND_KNOB, self->rnd_saved);
+}
+
+/*
+ * @n execs of this PIE with hugetext on for it: false if one was not
+ * congruent; *@bits, the bits of randomness its placement keeps, in PMD
+ * steps, estimated from the spread: the range of n uniform samples covers
+ * (n - 1) / (n + 1) of the space.
+ */
+static bool aslr_sample(struct __test_metadata *_metadata, int n, double *bits)
+{
+	unsigned long lo = ~0UL, hi = 0, pmd = read_pmd_pagesize();
+	bool congruent = true;
+	struct report r;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (run_report("/proc/self/exe", PR_HUGETEXT_SET | PR_HUGETEXT_TEXT, 0, &r))
+			return false;
+		congruent &= r.congruent == 1;
+		lo = MIN(lo, r.base);
+		hi = MAX(hi, r.base);
+	}
+	*bits = hi > lo ? log2((double)(hi - lo) / pmd * (n + 1) / (n - 1)) : 0;
+	return congruent;
+}
+
+#define ASLR_EXECS 64
+
+/*
+ * Placing a PIE congruent costs it the address bits below the PMD size,
+ * no more: ASLR_EXECS execs are all congruent and spread over
+ * mmap_rnd_bits - 9 bits (4K pages, 2M PMDs; +-0.5: the range of ASLR_EXECS
+ * uniform samples falls short of 2^-0.5 of its expected span with a
+ * probability under 1e-8).  At the largest mmap_rnd_bits the arch
+ * takes, at least 19 bits are left, as many as x86-64's default gives
+ * without hugetext.
+ */
+TEST_F_TIMEOUT(aslr, pie_entropy, 120)
+{
+	double bits, expect, step = log2(read_pmd_pagesize() / getpagesize());
+	long max;
+	char v[24];
+
+	ASSERT_TRUE(aslr_sample(_metadata, ASLR_EXECS, &bits));
+	expect = self->rnd_saved - step;
+	ksft_print_msg("mmap_rnd_bits %ld: %d execs keep %.2f bits in PMD steps, %.0f expected\n",
+		       self->rnd_saved, ASLR_EXECS, bits, expect);
+	EXPECT_GT(bits, expect - 0.5);
+	EXPECT_LT(bits, expect + 0.5);
+
+	for (max = 40; max > self->rnd_saved; max--) {
+		snprintf(v, sizeof(v), "%ld", max);
+		if (!path_write(RND_KNOB, v))
+			break;
+	}
+	ASSERT_TRUE(aslr_sample(_metadata, ASLR_EXECS, &bits));
+	expect = max - step;
+	ksft_print_msg("mmap_rnd_bits %ld (the largest): %d execs keep %.2f bits, %.0f expected\n",
+		       max, ASLR_EXECS, bits, expect);
+	EXPECT_GE(expect, 19);
+	EXPECT_GT(bits, expect - 0.5);
+	EXPECT_LT(bits, expect + 0.5);
+}
+
+#define SECURE_EXECS 12
+
+/*
+ * No unprivileged setting crosses a secure exec: a process of uid 65534
+ * sets hugetext on for itself (the knob at 0) and executes a copy of this
+ * program that is set-user-ID root.  The copy runs with AT_SECURE, with
+ * PR_HUGETEXT_SYSTEM, and, as a PIE, is placed as with hugetext off:
+ * congruent only by chance, 1 in the PMD size over the segments' p_align
+ * (512 on x86-64; 32 on arm64, whose linker aligns them to 64K), so at
+ * most 5 of SECURE_EXECS execs (more: under 1e-6 by chance).  The same
+ * copy without its set-user-ID bit keeps the setting (an ordinary exec)
+ * and, as a PIE, is placed congruent at every exec.  Placement is checked
+ * where the PIE's blob holds a full PMD region.
+ */
+TEST(secure_exec)
+{
+	char dir[] = "hugetext-suid.XXXXXX", exe[64], mode[24];
+	const unsigned long own = PR_HUGETEXT_SET | PR_HUGETEXT_TEXT;
+	const uid_t nobody = 65534;
+	int i, congruent = 0;
+	bool pie = self_is_pie() && BLOB_SIZE >= 2 * read_pmd_pagesize();
+	struct report r;
+
+	if (access(KNOB, F_OK))
+		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
+	if (prctl(PR_GET_HUGETEXT, 0, 0, 0, 0) < 0)
+		SKIP(return, "no PR_SET_HUGETEXT in this kernel\n");
+	if (geteuid())
+		SKIP(return, "a set-user-ID root program needs root to make\n");
+	snprintf(mode, sizeof(mode), "%lu", read_num(KNOB));
+	ASSERT_NE(mkdtemp(dir), NULL);
+	ASSERT_EQ(chmod(dir, 0755), 0);
+	snprintf(exe, sizeof(exe), "%s/hugetext", dir);
+	ASSERT_EQ(file_copy("/proc/self/exe", exe), 0);
+	if (knob_write("0")) {
+		unlink(exe);
+		rmdir(dir);
+		ASSERT_TRUE(0) {
+			TH_LOG("cannot write 0 to %s", KNOB);
+		}
+	}
+
+	/* an ordinary exec keeps the process's setting */
+	if (run_report(exe, own, nobody, &r)) {
+		unlink(exe);
+		rmdir(dir);
+		knob_write(mode);
+		SKIP(return, "uid %u cannot execute %s (the directories' modes)\n", nobody, exe);
+	}
+	/* the knob is restored below whatever happens: no ASSERT before */
+	for (i = 0; i < SECURE_EXECS; i++) {
+		if (i && run_report(exe, own, nobody, &r))
+			r.secure = -1;
+		EXPECT_EQ(r.secure, 0);
+		EXPECT_EQ(r.prctl, (int)own);
+		congruent += r.congruent == 1;
+	}
+	if (pie)
+		EXPECT_EQ(congruent, SECURE_EXECS);
+	ksft_print_msg("uid %u, a plain copy: congruent at %d of %d execs\n",
+		       nobody, congruent, SECURE_EXECS);
+
+	congruent = 0;
+	r.secure = -1;
+	for (i = 0; !chmod(exe, 04755) && i < SECURE_EXECS; i++) {
+		if (run_report(exe, own, nobody, &r)) {
+			r.secure = -1;
+			break;
+		}
+		if (!r.secure)
+			break;
+		EXPECT_EQ(r.prctl, PR_HUGETEXT_SYSTEM);
+		congruent += r.congruent == 1;
+	}
+	unlink(exe);
+	rmdir(dir);
+	knob_write(mode);
+	ASSERT_NE(r.secure, -1) {
+		TH_LOG("the set-user-ID copy could not be made or executed");
+	}
+	if (!r.secure)
+		SKIP(return, "no secure exec: the filesystem is mounted nosuid\n");
+	ksft_print_msg("uid %u, its set-user-ID-root copy: congruent at %d of %d execs\n",
+		       nobody, congruent, i);
+	if (pie)
+		EXPECT_LE(congruent, 5);
+}
+
+/*
+ * Padding: the test writes a static ET_EXEC of three PT_LOADs (four in
+ * two layouts, below) -- the ELF
+ * headers' page (read-only) at a PMD boundary, the text from the next
+ * page to 3/4 of a region past the second boundary above it, then a
+ * writable page at the third boundary, the file bytes before it (after
+ * the text) mapped by no segment, as a linker's padding is -- and runs
+ * it.  Its code, entered in the middle of the head region (its first
+ * fault there is a miss: a fault on the pages the ELF loader read, cached
+ * in small folios, would leave the region to khugepaged), jumps to the
+ * full region, to the tail, stores 1 to its data page and spins, so
+ * reaching the store means every jump ran the file's bytes.  Against hugetext_pad_threshold and
+ * hugetext_pad_rodata (FIXTURE_VARIANT): the text mapping extends to the
+ * boundary above when the tail is at least the threshold (over bytes no
+ * segment maps: by default), and down to the boundary below when the
+ * text's part of the head region is (over the headers' segment: only with
+ * hugetext_pad_rodata); every padded region is PMD-mapped like the full
+ * one, under THP "never"; the mapped text equals the file byte for byte;
+ * hugetext_pad and hugetext_pad_head count each padded end.  Hugetext 0
+ * and threshold 0 pad nothing.  The same program exec'd with the child's
+ * own prctl(PR_SET_HUGETEXT) setting: bit 0 on with the knob at 0 pads and
+ * maps as the knob at 1 does, off with the knob at 1 as the knob at 0, and
+ * PR_HUGETEXT_SYSTEM after an override follows the knob again.
+ *
+ * The program's text under every hugetext mode and THP mode, unpadded
+ * (threshold at its maximum), with khugepaged awake for three full
+ * passes: its full region is PMD-mapped when hugetext bit 0 is on (on
+ * first fault) or THP is "always" (collapsed by khugepaged, as without
+ * hugetext, and mapped at the next touch),
+ * and stays on small pages otherwise -- bit 1 is for anonymous memory
+ * and never takes file text; PR_SET_THP_DISABLE before the exec keeps it
+ * small under hugetext 1 (counted in hugetext_skip_opted_out where the
+ * kernel has it).  Started again with its text still cached from a first
+ * run, the program's full region is PMD-mapped from the cached huge
+ * folio.  Stopped by its exec (ptrace), before its first instruction, the
+ * program has every region it will have PMD-mapped already, cold and warm,
+ * on a kernel that collapses new text on the way out of exec (no
+ * hugetext_fault_read), and none on one that reads it at the first fault.
+ */
+enum pad_thr { PAD_4K, PAD_ZERO, PAD_TAIL, PAD_TAIL_1, PAD_HEAD_1, PAD_ONE, PAD_HEAD,
+	       PAD_MAX };
+/*
+ * what follows the text in its tail's region: bytes no segment maps (a
+ * linker's padding), a read-only segment of the file bytes that follow at
+ * the same offset from their addresses (.rodata: padded over only with
+ * hugetext_pad_rodata), the writable data page, a read-only segment of
+ * other file bytes 64K past the text (another offset from its addresses),
+ * or the end of the file (the data page then bss, past the region): the
+ * last three are never padded over
+ */
+enum pad_layout { PAD_GAP, PAD_SEG, PAD_RW, PAD_NEAR, PAD_EOF };
+/*
+ * the program's own setting, made by the forked child before its exec:
+ * none, PR_HUGETEXT_SET | PR_HUGETEXT_TEXT, PR_HUGETEXT_SET (off), or
+ * PR_HUGETEXT_SET and then PR_HUGETEXT_SYSTEM (back to the knob), or
+ * PR_SET_THP_DISABLE
+ */
+enum pad_pr { PAD_PR_KNOB, PAD_PR_TEXT, PAD_PR_OFF, PAD_PR_BACK, PAD_PR_THP_DISABLE };
+
+/* the knobs both fixtures change, saved; THP saved by thp_save_settings() */
+struct pad_saved {
+	unsigned long mode, thr, rodata;
+};
+
+FIXTURE(pad)
+{
+	struct thp_settings settings;
+	struct pad_saved saved;
+	size_t pmdsize, base, tail;
+	char path[64];
+	pid_t pid;
+};
+
+FIXTURE_VARIANT(pad)
+{
+	int mode;		/* hugetext_enabled */
+	enum pad_thr thr;	/* hugetext_pad_threshold */
+	int rodata;		/* hugetext_pad_rodata */
+	int tail, head;		/* padded at the tail, at the head */
+	enum pad_pr pr;		/* prctl(PR_SET_HUGETEXT) before the exec */
+	enum pad_layout layout;	/* after the text, in its tail's region */
+	enum thp_enabled thp;	/* THP's mode; khugepaged wakes unless "never" */
+	int warm;		/* run once before: its page cache kept */
+	int stop;		/* looked at stopped by its exec, then let go */
+};
+
+FIXTURE_VARIANT_ADD(pad, gap) { .mode = 1, .thr = PAD_4K, .rodata = 0, .tail = 1, .head = 0 };
+FIXTURE_VARIANT_ADD(pad, rodata) { .mode = 1, .thr = PAD_4K, .rodata = 1, .tail = 1, .head = 1 };
+FIXTURE_VARIANT_ADD(pad, zero) { .mode = 1, .thr = PAD_ZERO, .rodata = 1 };
+FIXTURE_VARIANT_ADD(pad, tail) { .mode = 1, .thr = PAD_TAIL, .rodata = 1, .tail = 1, .head = 1 };
+FIXTURE_VARIANT_ADD(pad, tail_1) { .mode = 1, .thr = PAD_TAIL_1, .rodata = 1, .head = 1 };
+FIXTURE_VARIANT_ADD(pad, head_1) { .mode = 1, .thr = PAD_HEAD_1, .rodata = 1 };
+FIXTURE_VARIANT_ADD(pad, off) { .mode = 0, .thr = PAD_4K, .rodata = 1 };
+/* the process's setting, kept over exec, decides instead of the knob */
+FIXTURE_VARIANT_ADD(pad, prctl_text) {
+	.mode = 0, .pr = PAD_PR_TEXT, .thr = PAD_4K, .rodata = 1, .tail = 1, .head = 1 };
+FIXTURE_VARIANT_ADD(pad, prctl_off) { .mode = 1, .pr = PAD_PR_OFF, .thr = PAD_4K, .rodata = 1 };
+FIXTURE_VARIANT_ADD(pad, prctl_back) {
+	.mode = 1, .pr = PAD_PR_BACK, .thr = PAD_4K, .rodata = 1, .tail = 1, .head = 1 };
+/* thresholds: 1 byte pads both; the head's text the head alone; the maximum none */
+FIXTURE_VARIANT_ADD(pad, one) { .mode = 1, .thr = PAD_ONE, .rodata = 1, .tail = 1, .head = 1 };
+FIXTURE_VARIANT_ADD(pad, head) { .mode = 1, .thr = PAD_HEAD, .rodata = 1, .head = 1 };
+FIXTURE_VARIANT_ADD(pad, max) { .mode = 1, .thr = PAD_MAX, .rodata = 1 };
+FIXTURE_VARIANT_ADD(pad, both) { .mode = 3, .thr = PAD_4K, .rodata = 1, .tail = 1, .head = 1 };
+/* what follows the text decides whether its tail may be padded */
+FIXTURE_VARIANT_ADD(pad, seg) { .mode = 1, .thr = PAD_4K, .layout = PAD_SEG };
+FIXTURE_VARIANT_ADD(pad, seg_rodata) {
+	.mode = 1, .thr = PAD_4K, .rodata = 1, .layout = PAD_SEG, .tail = 1, .head = 1 };
+FIXTURE_VARIANT_ADD(pad, rw) { .mode = 1, .thr = PAD_4K, .rodata = 1, .layout = PAD_RW, .head = 1 };
+FIXTURE_VARIANT_ADD(pad, near) {
+	.mode = 1, .thr = PAD_4K, .rodata = 1, .layout = PAD_NEAR, .head = 1 };
+FIXTURE_VARIANT_ADD(pad, eof) {
+	.mode = 1, .thr = PAD_4K, .rodata = 1, .layout = PAD_EOF, .head = 1 };
+/* unpadded, every mode against THP's, khugepaged awake */
+FIXTURE_VARIANT_ADD(pad, off_madvise) { .mode = 0, .thr = PAD_MAX, .thp = THP_MADVISE };
+FIXTURE_VARIANT_ADD(pad, off_always) { .mode = 0, .thr = PAD_MAX, .thp = THP_ALWAYS };
+FIXTURE_VARIANT_ADD(pad, text_madvise) { .mode = 1, .thr = PAD_MAX, .thp = THP_MADVISE };
+FIXTURE_VARIANT_ADD(pad, text_always) { .mode = 1, .thr = PAD_MAX, .thp = THP_ALWAYS };
+FIXTURE_VARIANT_ADD(pad, jit_never) { .mode = 2, .thr = PAD_MAX };
+FIXTURE_VARIANT_ADD(pad, jit_madvise) { .mode = 2, .thr = PAD_MAX, .thp = THP_MADVISE };
+FIXTURE_VARIANT_ADD(pad, jit_always) { .mode = 2, .thr = PAD_MAX, .thp = THP_ALWAYS };
+FIXTURE_VARIANT_ADD(pad, both_never) { .mode = 3, .thr = PAD_MAX };
+FIXTURE_VARIANT_ADD(pad, both_madvise) { .mode = 3, .thr = PAD_MAX, .thp = THP_MADVISE };
+FIXTURE_VARIANT_ADD(pad, both_always) { .mode = 3, .thr = PAD_MAX, .thp = THP_ALWAYS };
+FIXTURE_VARIANT_ADD(pad, thp_disable) {
+	.mode = 1, .pr = PAD_PR_THP_DISABLE, .thr = PAD_MAX, .thp = THP_MADVISE };
+/* started again with its text still cached: the cached huge folio mapped */
+FIXTURE_VARIANT_ADD(pad, warm) { .mode = 1, .thr = PAD_MAX, .warm = 1 };
+/* what its exec mapped before the program ran an instruction: cold, warm, off */
+FIXTURE_VARIANT_ADD(pad, at_exec) {
+	.mode = 1, .thr = PAD_4K, .rodata = 1, .tail = 1, .head = 1, .stop = 1 };
+FIXTURE_VARIANT_ADD(pad, at_exec_warm) { .mode = 1, .thr = PAD_MAX, .warm = 1, .stop = 1 };
+FIXTURE_VARIANT_ADD(pad, at_exec_off) { .mode = 0, .thr = PAD_4K, .rodata = 1, .stop = 1 };
+
+/* a jump at @p (address @from) to @to; its length, 0 on error */
+static size_t emit_jump(unsigned char *p, unsigned long from, unsigned long to)
+{
+#if defined(__x86_64__)
+	int rel = (int)(to - (from + 5));
+
+	p[0] = 0xe9;			/* jmp rel32 */
+	memcpy(p + 1, &rel, 4);
+	return 5;
+#elif defined(__aarch64__)
+	unsigned int insn = 0x14000000 | (((to - from) >> 2) & 0x3ffffff);	/* b */
+
+	memcpy(p, &insn, 4);
+	return 4;
+#else
+	return 0;
+#endif
+}
+
+/* store 1 to the 32-bit address @data, then spin */
+static size_t emit_store_spin(unsigned char *p, unsigned int data)
+{
+#if defined(__x86_64__)
+	unsigned int one = 1;
+
+	p[0] = 0xc7;			/* movl $1, data */
+	p[1] = 0x04;
+	p[2] = 0x25;
+	memcpy(p + 3, &data, 4);
+	memcpy(p + 7, &one, 4);
+	p[11] = 0xeb;			/* jmp . */
+	p[12] = 0xfe;
+	return 13;
+#elif defined(__aarch64__)
+	unsigned int insn[] = {
+		0xd2a00000 | ((data >> 16) << 5),	/* movz x0, #data >> 16, lsl 16 */
+		0x52800021,				/* mov w1, #1 */
+		0xb9000001,				/* str w1, [x0] */
+		0x14000000,				/* b . */
+	};
+
+	if (data & 0xffff)
+		return 0;
+	memcpy(p, insn, sizeof(insn));
+	return sizeof(insn);
+#else
+	return 0;
+#endif
+}
+
+/* @v as @size little-endian bytes at @p + @off */
+static void pad_put(unsigned char *p, size_t off, unsigned long v, int size)
+{
+	int i;
+
+	for (i = 0; i < size; i++)
+		p[off + i] = v >> (8 * i);
+}
+
+/* an ELF64 program header (elf(5)) at @p: a PT_LOAD of @len bytes */
+static void pad_phdr(unsigned char *p, unsigned int flags, size_t off,
+		     unsigned long vaddr, size_t len)
+{
+	pad_put(p, 0, PT_LOAD, 4);	/* p_type */
+	pad_put(p, 4, flags, 4);	/* p_flags */
+	pad_put(p, 8, off, 8);		/* p_offset */
+	pad_put(p, 16, vaddr, 8);	/* p_vaddr */
+	pad_put(p, 24, vaddr, 8);	/* p_paddr */
+	pad_put(p, 32, len, 8);		/* p_filesz */
+	pad_put(p, 40, len, 8);		/* p_memsz */
+	pad_put(p, 48, 4096, 8);	/* p_align */
+}
+
+/* where @layout puts the program's data page, relative to its base */
+static size_t pad_data(enum pad_layout layout, size_t pmd, size_t tail)
+{
+	return layout == PAD_RW ? 2 * pmd + tail : layout == PAD_EOF ? 4 * pmd : 3 * pmd;
+}
+
+/*
+ * The program, an ELF64 ET_EXEC: [base, +4K) headers (R), [base + 4K,
+ * base + 2 PMD + tail) text (R+X), then 0xcc to the third boundary, mapped
+ * by no segment (PAD_GAP) or as @layout says, and a data page (RW) at
+ * pad_data().  Returns 0, or -errno.
+ */
+static int pad_write_elf(const char *path, size_t pmd, size_t base, size_t tail,
+			 enum pad_layout layout)
+{
+	size_t text_end = 2 * pmd + tail, data = pad_data(layout, pmd, tail);
+	size_t len = layout == PAD_EOF ? text_end : 3 * pmd + 2 * 4096, n;
+	unsigned char *img = malloc(3 * pmd + 2 * 4096);
+	int fd, phnum = 3, ret = 0;
+
+	if (!img)
+		return -ENOMEM;
+	memset(img, 0xcc, 3 * pmd + 2 * 4096);
+	memset(img, 0, 4096);
+	if (layout != PAD_EOF)
+		memset(img + data, 0, 4096);
+	/* the ELF header: 64 bytes, the program headers (56 each) after it */
+	memcpy(img, ELFMAG, SELFMAG);
+	img[EI_CLASS] = ELFCLASS64;
+	img[EI_DATA] = ELFDATA2LSB;
+	img[EI_VERSION] = EV_CURRENT;
+	pad_put(img, 16, ET_EXEC, 2);			/* e_type */
+#if defined(__x86_64__)
+	pad_put(img, 18, EM_X86_64, 2);			/* e_machine */
+#else
+	pad_put(img, 18, EM_AARCH64, 2);
+#endif
+	pad_put(img, 20, EV_CURRENT, 4);		/* e_version */
+	pad_put(img, 24, base + pmd / 2, 8);		/* e_entry */
+	pad_put(img, 32, 64, 8);			/* e_phoff */
+	pad_put(img, 52, 64, 2);			/* e_ehsize */
+	pad_put(img, 54, 56, 2);			/* e_phentsize */
+	pad_phdr(img + 64, PF_R, 0, base, 4096);
+	pad_phdr(img + 64 + 56, PF_R | PF_X, 4096, base + 4096, text_end - 4096);
+	/* the data page: file-backed, or bss past the end of the file */
+	pad_phdr(img + 64 + 2 * 56, PF_R | PF_W, layout == PAD_EOF ? 0 : data,
+		 base + data, 4096);
+	if (layout == PAD_EOF)
+		pad_put(img + 64 + 2 * 56, 32, 0, 8);	/* p_filesz */
+	if (layout == PAD_SEG)		/* the bytes after the text, as they lie */
+		pad_phdr(img + 64 + 56 * phnum++, PF_R, text_end, base + text_end,
+			 3 * pmd - text_end);
+	if (layout == PAD_NEAR)		/* 64K past the text: the data's neighbour */
+		pad_phdr(img + 64 + 56 * phnum++, PF_R, 3 * pmd + 4096,
+			 base + text_end + (64 << 10), 4096);
+	pad_put(img, 56, phnum, 2);			/* e_phnum */
+	/* head region -> full region -> tail -> store and spin */
+	if (!emit_jump(img + pmd / 2, base + pmd / 2, base + pmd) ||
+	    !emit_jump(img + pmd, base + pmd, base + 2 * pmd) ||
+	    !emit_store_spin(img + 2 * pmd, base + data))
+		ret = -EINVAL;
+	fd = ret ? -1 : open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	if (!ret && fd < 0)
+		ret = -errno;
+	for (n = 0; !ret && n < len; n += 1 << 20)
+		if (pwrite(fd, img + n, MIN(len - n, (size_t)1 << 20), n) < 0)
+			ret = -errno;
+	if (!ret && fsync(fd))
+		ret = -errno;
+	if (fd >= 0)
+		close(fd);
+	free(img);
+	return ret;
+}
+
+/* @len bytes of @pid at @addr equal @path's bytes at @off: 1, else 0 */
+static int pad_same(pid_t pid, unsigned long addr, const char *path, size_t off, size_t len)
+{
+	static char a[1 << 16], b[1 << 16];
+	char name[64];
+	int mem, fd, same = 1;
+	size_t n, k;
+
+	snprintf(name, sizeof(name), "/proc/%d/mem", pid);
+	mem = open(name, O_RDONLY);
+	fd = open(path, O_RDONLY);
+	for (n = 0; mem >= 0 && fd >= 0 && same && n < len; n += k) {
+		k = MIN(sizeof(a), len - n);
+		same = pread(mem, a, k, addr + n) == (ssize_t)k &&
+		       pread(fd, b, k, off + n) == (ssize_t)k && !memcmp(a, b, k);
+	}
+	if (mem < 0 || fd < 0)
+		same = 0;
+	if (mem >= 0)
+		close(mem);
+	if (fd >= 0)
+		close(fd);
+	return same;
+}
+
+/* @pid's program stored 1 at @addr within 3 s: true */
+static bool pad_wait_store(pid_t pid, unsigned long addr)
+{
+	unsigned int flag = 0;
+	char mem[64];
+	int i, fd;
+
+	snprintf(mem, sizeof(mem), "/proc/%d/mem", pid);
+	for (i = 0; i < 300 && flag != 1; i++) {
+		fd = open(mem, O_RDONLY);
+		if (fd >= 0 && pread(fd, &flag, sizeof(flag), addr) != sizeof(flag))
+			flag = 0;
+		if (fd >= 0)
+			close(fd);
+		if (flag != 1)
+			usleep(10000);
+	}
+	return flag == 1;
+}
+
+/*
+ * @path's page cache evicted, and seen empty: a first fault in it is a
+ * miss, as in a program started cold; 0, -EBUSY if pages stayed cached
+ * through ten tries 10 ms apart, or -errno
+ */
+static int pad_evict(const char *path)
+{
+	int fd = open(path, O_RDONLY), ret = 0, i;
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	for (i = 0; i < 10; i++) {
+		ret = -posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		if (ret || fstat(fd, &st) || !cached_pages(fd, st.st_size))
+			break;
+		ret = -EBUSY;
+		usleep(10000);
+	}
+	close(fd);
+	return ret;
+}
+
+/*
+ * fork and exec ./@path with the per-process setting @pr, traced if @stop
+ * (stopped by its exec's SIGTRAP); the child's pid
+ */
+static pid_t pad_spawn(const char *path, enum pad_pr pr, bool stop)
+{
+	unsigned long set = pr == PAD_PR_TEXT ? PR_HUGETEXT_SET | PR_HUGETEXT_TEXT :
+			    PR_HUGETEXT_SET;
+	char exe[80];
+	pid_t pid;
+
+	snprintf(exe, sizeof(exe), "./%s", path);
+	pid = fork();
+	if (pid)
+		return pid;
+	if (pr == PAD_PR_THP_DISABLE) {
+		if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
+			_exit(126);
+	} else if (pr != PAD_PR_KNOB && prctl(PR_SET_HUGETEXT, set, 0, 0, 0)) {
+		_exit(126);
+	}
+	if (pr == PAD_PR_BACK && prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SYSTEM, 0, 0, 0))
+		_exit(126);
+	if (stop && ptrace(PTRACE_TRACEME, 0, 0, 0))
+		_exit(126);
+	execle(exe, exe, (char *)NULL, (char *)NULL);
+	_exit(127);
+}
+
+/* pad_spawn() into *@pid (the teardown's to reap), and its store at @addr */
+static void pad_start(struct __test_metadata *_metadata, pid_t *pid, const char *path,
+		      enum pad_pr pr, unsigned long addr)
+{
+	*pid = pad_spawn(path, pr, false);
+	ASSERT_GT(*pid, 0);
+	ASSERT_TRUE(pad_wait_store(*pid, addr)) {
+		TH_LOG("%s did not reach its store", path);
+	}
+}
+
+/*
+ * Why the pad and rollback fixtures cannot run here (a reason for SKIP),
+ * or NULL; @pmdsize is set when they can
+ */
+static const char *pad_unsupported(size_t *pmdsize)
+{
+	static char why[64];
+	unsigned char code[16];
+
+	if (access(KNOB, F_OK) || access(PAD_KNOB, F_OK) || access(RODATA_KNOB, F_OK))
+		return "no hugetext padding in this kernel";
+	if (!emit_jump(code, 0, 0))
+		return "no code generator for this architecture";
+	if (getpagesize() != 4096) {
+		snprintf(why, sizeof(why), "page size %d: the program is laid out for 4K",
+			 getpagesize());
+		return why;
+	}
+	*pmdsize = read_pmd_pagesize();
+	if (!*pmdsize)
+		return "Unable to read PMD size";
+	if (!huge_cache_fs())
+		return "not ext4, xfs or btrfs: no PMD-sized page cache folios";
+	return NULL;
+}
+
+/*
+ * Save hugetext's knobs and THP's settings into @saved and @settings, set
+ * THP's mode to @thp with khugepaged parked (a 600 s pace)
+ */
+static void pad_save(struct pad_saved *saved, struct thp_settings *settings,
+		     enum thp_enabled thp)
+{
+	saved->mode = knob_read();
+	saved->thr = read_num(PAD_KNOB);
+	saved->rodata = read_num(RODATA_KNOB);
+	thp_save_settings();
+	thp_read_settings(settings);
+	settings->thp_enabled = thp;
+	settings->khugepaged.scan_sleep_millisecs = 600000;
+	settings->khugepaged.alloc_sleep_millisecs = 600000;
+}
+
+static void pad_restore(const struct pad_saved *saved)
+{
+	path_write_num(KNOB, saved->mode);
+	path_write_num(PAD_KNOB, saved->thr);
+	path_write_num(RODATA_KNOB, saved->rodata);
+	thp_restore_settings();
+}
+
+/* SIGKILL and reap *@pid if it is a child still to reap */
+static void pad_reap(pid_t *pid)
+{
+	if (*pid > 0) {
+		kill(*pid, SIGKILL);
+		waitpid(*pid, NULL, 0);
+	}
+	*pid = 0;
+}
+
+FIXTURE_SETUP(pad)
+{
+	const char *why;
+	unsigned long thr;
+	int ret;
+
+	self->pid = 0;
+	self->path[0] = 0;
+	why = pad_unsupported(&self->pmdsize);
+	if (why)
+		SKIP(return, "%s\n", why);
+	if (variant->pr != PAD_PR_KNOB && variant->pr != PAD_PR_THP_DISABLE &&
+	    prctl(PR_GET_HUGETEXT, 0, 0, 0, 0) < 0)
+		SKIP(return, "no PR_SET_HUGETEXT in this kernel\n");
+	self->base = 2 * self->pmdsize;
+	self->tail = self->pmdsize / 4 * 3;
+	snprintf(self->path, sizeof(self->path), "hugetext-pad.%d", getpid());
+	ret = pad_write_elf(self->path, self->pmdsize, self->base, self->tail, variant->layout);
+	ASSERT_EQ(ret, 0);
+
+	pad_save(&self->saved, &self->settings, variant->thp);
+	self->settings.khugepaged.max_ptes_none = self->pmdsize / 4096 - 1;
+	/* khugepaged_awake() writes these settings again: the mode with them */
+	self->settings.hugetext_enabled = variant->mode;
+	thp_write_settings(&self->settings);
+	thr = variant->thr == PAD_4K ? 4096 : variant->thr == PAD_ZERO ? 0 :
+	      variant->thr == PAD_TAIL ? self->tail :
+	      variant->thr == PAD_TAIL_1 ? self->tail + 1 :
+	      variant->thr == PAD_HEAD_1 ? self->pmdsize - 4096 + 1 :
+	      variant->thr == PAD_ONE ? 1 :
+	      variant->thr == PAD_HEAD ? self->pmdsize - 4096 : self->pmdsize - 1;
+	ASSERT_EQ(path_write_num(PAD_KNOB, thr), 0);
+	ASSERT_EQ(path_write(RODATA_KNOB, variant->rodata ? "1" : "0"), 0);
+	ASSERT_EQ(path_write_num(KNOB, variant->mode), 0);
+}
+
+FIXTURE_TEARDOWN(pad)
+{
+	pad_reap(&self->pid);
+	pad_restore(&self->saved);
+	if (self->path[0])
+		unlink(self->path);
+}
+
+TEST_F(pad, exec)
+{
+	unsigned long pmd = self->pmdsize, base = self->base, start = 0, end = 0;
+	unsigned long want_start = variant->head ? base : base + 4096;
+	unsigned long want_end = variant->tail ? base + 3 * pmd : base + 2 * pmd + self->tail;
+	bool on = variant->pr == PAD_PR_KNOB || variant->pr == PAD_PR_BACK ?
+		  variant->mode & 1 : variant->pr == PAD_PR_TEXT;
+	bool thp = variant->thp == THP_ALWAYS && variant->pr != PAD_PR_THP_DISABLE;
+	long want_pmd = on ? (1 + variant->tail + variant->head) * pmd : thp ? pmd : 0;
+	long pad0 = read_vmstat("hugetext_pad"), head0 = read_vmstat("hugetext_pad_head");
+	/* first-fault reads, huge or not (kernels that read text at faults) */
+	long rd0 = read_vmstat("hugetext_fault_read");
+	long fb0 = read_vmstat("hugetext_fault_fallback");
+	size_t data = pad_data(variant->layout, pmd, self->tail);
+	long pmdmapped = -1, at_exec = -1, ok0, map0;
+	long opted0 = read_vmstat("hugetext_skip_opted_out");
+	int i, passes, status;
+
+	ASSERT_EQ(pad_evict(self->path), 0);
+	if (variant->warm) {
+		/* a first run reads the text in; the second starts warm */
+		pad_start(_metadata, &self->pid, self->path, PAD_PR_KNOB, base + data);
+		pad_reap(&self->pid);
+	}
+	ok0 = read_vmstat("hugetext_collapse_ok");
+	map0 = read_vmstat("hugetext_map_ok");
+	if (variant->stop) {
+		/* stopped by its exec, before its first instruction: its PMDs */
+		self->pid = pad_spawn(self->path, variant->pr, true);
+		ASSERT_GT(self->pid, 0);
+		ASSERT_EQ(waitpid(self->pid, &status, 0), self->pid);
+		ASSERT_TRUE(WIFSTOPPED(status) && WSTOPSIG(status) == SIGTRAP);
+		at_exec = pad_smaps(self->pid, self->path, &start, &end);
+		ASSERT_EQ(ptrace(PTRACE_DETACH, self->pid, 0, 0), 0);
+		ASSERT_TRUE(pad_wait_store(self->pid, base + data));
+	} else {
+		/* the store, then the PMDs: up to 3 s each */
+		pad_start(_metadata, &self->pid, self->path, variant->pr, base + data);
+	}
+	if (variant->thp != THP_NEVER) {
+		passes = khugepaged_awake(&self->settings, pmd, 3, 30);
+		ksft_print_msg("khugepaged: %d full passes\n", passes);
+		EXPECT_GE(passes, 3);
+		/*
+		 * khugepaged's collapse retracts the region's page table: its
+		 * next touch (the program's next call into it) maps the PMD
+		 */
+		EXPECT_TRUE(pad_same(self->pid, base + pmd, self->path, pmd, 4096));
+	}
+	for (i = 0; i < 300; i++) {
+		pmdmapped = pad_smaps(self->pid, self->path, &start, &end);
+		if (pmdmapped >= want_pmd)
+			break;
+		usleep(10000);
+	}
+	ksft_print_msg("text mapped %#lx-%#lx, %ld kB PMD-mapped\n", start, end, pmdmapped >> 10);
+	if (pmdmapped != want_pmd && rd0 >= 0 && fb0 >= 0)
+		ksft_print_msg("hugetext_fault_read +%ld, hugetext_fault_fallback +%ld\n",
+			       read_vmstat("hugetext_fault_read") - rd0,
+			       read_vmstat("hugetext_fault_fallback") - fb0);
+	EXPECT_EQ(start, want_start);
+	EXPECT_EQ(end, want_end);
+	EXPECT_EQ(pmdmapped, want_pmd);
+	/* what is mapped executable, padding included, is the file's */
+	ASSERT_LT(start, end);
+	EXPECT_TRUE(pad_same(self->pid, start, self->path, start - base, end - start));
+	if (pad0 >= 0 && head0 >= 0) {
+		EXPECT_EQ(read_vmstat("hugetext_pad") - pad0, variant->tail);
+		EXPECT_EQ(read_vmstat("hugetext_pad_head") - head0, variant->head);
+	}
+	if (variant->pr == PAD_PR_THP_DISABLE && opted0 >= 0)
+		EXPECT_GT(read_vmstat("hugetext_skip_opted_out"), opted0);
+	if (!variant->stop)
+		return;
+	/*
+	 * A kernel that collapses new text on the way out of exec (no
+	 * hugetext_fault_read) has every region PMD-mapped before the first
+	 * instruction: collapsed from a cold page cache, mapped from a warm
+	 * one, each counted once; one that reads at the first fault, none.
+	 */
+	ksft_print_msg("stopped by its exec: %ld kB PMD-mapped\n", at_exec >> 10);
+	EXPECT_EQ(at_exec, rd0 < 0 ? want_pmd : 0);
+	if (rd0 < 0 && ok0 >= 0 && map0 >= 0) {
+		ok0 = read_vmstat("hugetext_collapse_ok") - ok0;
+		map0 = read_vmstat("hugetext_map_ok") - map0;
+		ksft_print_msg("hugetext_collapse_ok +%ld, hugetext_map_ok +%ld\n", ok0, map0);
+		EXPECT_EQ(ok0 + map0, want_pmd / (long)pmd);
+		EXPECT_EQ(variant->warm ? ok0 : map0, 0);
+	}
+}
+
+/*
+ * The way back, as transhuge.rst gives it.  A program's text PMD-mapped
+ * by hugetext 1 (the full region and the padded tail); hugetext 0 then
+ * leaves a new program on small pages and counts no hugetext work;
+ * split_huge_pages (debugfs) of the running program's text returns it to
+ * small pages, its bytes the file's, the program still running, and
+ * splits the page cache with it: a new run of the same file, which before
+ * the split was PMD-mapped from the cached folios with hugetext 0, now
+ * runs on small pages.  Once the programs are gone and the files evicted,
+ * FileHugePages is back where it was.
+ */
+#define SPLIT_DEBUGFS "/sys/kernel/debug/split_huge_pages"
+#define ROLLBACK_RUNS 4
+#define ROLLBACK_SPLITS 50
+
+FIXTURE(rollback)
+{
+	struct thp_settings settings;
+	struct pad_saved saved;
+	size_t pmdsize, base, tail;
+	char path[2][64];
+	pid_t pid[ROLLBACK_RUNS];
+};
+
+/* the vmstat counters of hugetext's work on text, summed */
+static long hugetext_work(void)
+{
+	static const char * const names[] = {
+		"hugetext_fault_read", "hugetext_collapse_ok", "hugetext_map_ok",
+		"hugetext_pad", "hugetext_pad_head", NULL
+	};
+	long sum = 0, v;
+	int i;
+
+	for (i = 0; names[i]; i++) {
+		v = read_vmstat(names[i]);
+		if (v > 0)
+			sum += v;
+	}
+	return sum;
+}
+
+FIXTURE_SETUP(rollback)
+{
+	const char *why;
+	int i;
+
+	memset(self->pid, 0, sizeof(self->pid));
+	memset(self->path, 0, sizeof(self->path));
+	why = pad_unsupported(&self->pmdsize);
+	if (why)
+		SKIP(return, "%s\n", why);
+	if (access(SPLIT_DEBUGFS, W_OK))
+		SKIP(return, "no %s (debugfs not mounted, or no CONFIG_DEBUG_FS)\n",
+		     SPLIT_DEBUGFS);
+	self->base = 2 * self->pmdsize;
+	self->tail = self->pmdsize / 4 * 3;
+	for (i = 0; i < 2; i++) {
+		snprintf(self->path[i], sizeof(self->path[i]), "hugetext-rollback%d.%d",
+			 i, getpid());
+		ASSERT_EQ(pad_write_elf(self->path[i], self->pmdsize, self->base,
+					self->tail, PAD_GAP), 0);
+		pad_evict(self->path[i]);
+	}
+	pad_save(&self->saved, &self->settings, THP_NEVER);
+	self->settings.hugetext_enabled = 1;
+	thp_write_settings(&self->settings);
+	ASSERT_EQ(path_write(PAD_KNOB, "4096"), 0);
+	ASSERT_EQ(path_write(RODATA_KNOB, "0"), 0);
+	ASSERT_EQ(knob_write("1"), 0);
+}
+
+FIXTURE_TEARDOWN(rollback)
+{
+	int i;
+
+	for (i = 0; i < ROLLBACK_RUNS; i++)
+		pad_reap(&self->pid[i]);
+	pad_restore(&self->saved);
+	for (i = 0; i < 2; i++)
+		if (self->path[i][0])
+			unlink(self->path[i]);
+}
+
+TEST_F(rollback, split)
+{
+	unsigned long pmd = self->pmdsize, base = self->base, data = base + 3 * pmd;
+	unsigned long start = 0, end = 0;
+	long huge0 = meminfo_kb("FileHugePages"), work0, cached;
+	char val[80];
+	int i;
+
+	/* hugetext 1: the full region and the padded tail */
+	pad_start(_metadata, &self->pid[0], self->path[0], PAD_PR_KNOB, data);
+	EXPECT_EQ(pad_smaps(self->pid[0], self->path[0], &start, &end), 2 * pmd);
+	EXPECT_EQ(end, base + 3 * pmd);
+
+	/* hugetext 0: a new program on small pages, no hugetext work */
+	ASSERT_EQ(knob_write("0"), 0);
+	work0 = hugetext_work();
+	pad_start(_metadata, &self->pid[1], self->path[1], PAD_PR_KNOB, data);
+	EXPECT_EQ(pad_smaps(self->pid[1], self->path[1], &start, &end), 0);
+	EXPECT_EQ(end, base + 2 * pmd + self->tail);
+	EXPECT_EQ(hugetext_work(), work0);
+	/* the huge page cache stays: a new run of the first file maps it */
+	pad_start(_metadata, &self->pid[2], self->path[0], PAD_PR_KNOB, data);
+	cached = pad_smaps(self->pid[2], self->path[0], &start, &end);
+	ksft_print_msg("hugetext 0, the first file again: %ld kB PMD-mapped\n", cached >> 10);
+	EXPECT_EQ(cached, pmd);
+	pad_reap(&self->pid[2]);
+
+	/*
+	 * split_huge_pages of the running program's text.  A folio the
+	 * program is executing in can be busy (its fault on the migration
+	 * entry holds it) and is then left whole: written again, up to
+	 * ROLLBACK_SPLITS times, as an admin would repeat it
+	 */
+	pad_smaps(self->pid[0], self->path[0], &start, &end);
+	snprintf(val, sizeof(val), "%d,0x%lx,0x%lx", self->pid[0], start, end);
+	for (i = 1; i <= ROLLBACK_SPLITS; i++) {
+		ASSERT_EQ(path_write(SPLIT_DEBUGFS, val), 0);
+		if (!pad_smaps(self->pid[0], self->path[0], &start, &end))
+			break;
+		usleep(20000);
+	}
+	ksft_print_msg("split_huge_pages written %d times\n", MIN(i, ROLLBACK_SPLITS));
+	EXPECT_EQ(pad_smaps(self->pid[0], self->path[0], &start, &end), 0);
+	EXPECT_EQ(end, base + 3 * pmd);
+	EXPECT_TRUE(pad_same(self->pid[0], start, self->path[0], start - base, end - start));
+	EXPECT_EQ(waitpid(self->pid[0], NULL, WNOHANG), 0);
+	/* and the page cache with it */
+	pad_start(_metadata, &self->pid[3], self->path[0], PAD_PR_KNOB, data);
+	EXPECT_EQ(pad_smaps(self->pid[3], self->path[0], &start, &end), 0);
+
+	for (i = 0; i < ROLLBACK_RUNS; i++)
+		pad_reap(&self->pid[i]);
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(pad_evict(self->path[i]), 0);
+	ksft_print_msg("FileHugePages %ld kB before, %ld kB after\n", huge0,
+		       meminfo_kb("FileHugePages"));
+	EXPECT_LE(meminfo_kb("FileHugePages"), huge0);
+}
+
+/*
+ * Write each of @bad (NULL-terminated; "" is a zero-length write, which
+ * never reaches ->store() and returns 0) to @path over each of @keep:
+ * EINVAL, and the value kept.
+ */
+static void knob_refuses(struct __test_metadata *_metadata, const char *path,
+			 const char * const *bad, const unsigned long *keep, int nkeep)
+{
+	int i, k;
+
+	for (k = 0; k < nkeep; k++) {
+		ASSERT_EQ(path_write_num(path, keep[k]), 0);
+		for (i = 0; bad[i]; i++) {
+			EXPECT_EQ(path_write(path, bad[i]), bad[i][0] ? -EINVAL : 0) {
+				TH_LOG("%s: write of \"%.24s\" (%zu bytes) over %lu", path,
+				       bad[i], strlen(bad[i]), keep[k]);
+			}
+			EXPECT_EQ(read_num(path), keep[k]);
+		}
+	}
+}
+
+/* each of @good, written with a newline and without, reads back */
+static void knob_takes(struct __test_metadata *_metadata, const char *path,
+		       const unsigned long *good, int ngood)
+{
+	char val[32];
+	int i, nl;
+
+	for (i = 0; i < ngood; i++)
+		for (nl = 0; nl < 2; nl++) {
+			snprintf(val, sizeof(val), nl ? "%lu\n" : "%lu", good[i]);
+			EXPECT_EQ(path_write(path, val), 0) {
+				TH_LOG("%s: write of %lu refused", path, good[i]);
+			}
+			EXPECT_EQ(read_num(path), good[i]);
+		}
+}
+
+/*
+ * How many of 16 anonymous mappings of @len in a row start on a PMD
+ * boundary; -1 if one could not be made
+ */
+static int anon_aligned(size_t len, int prot, int flags, size_t pmdsize)
+{
+	void *maps[16], *gaps[16];
+	int i, n = 0, aligned = 0;
+
+	for (i = 0; i < 16; i++, n++) {
+		maps[i] = mmap(NULL, len, prot, MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
+		if (maps[i] == MAP_FAILED)
+			break;
+		/* a page between: a mapping would keep its neighbour's alignment */
+		gaps[i] = mmap(NULL, getpagesize(), PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (gaps[i] == MAP_FAILED) {
+			munmap(maps[i], len);
+			break;
+		}
+		aligned += !((unsigned long)maps[i] & (pmdsize - 1));
+	}
+	for (i = 0; i < n; i++) {
+		munmap(maps[i], len);
+		munmap(gaps[i], getpagesize());
+	}
+	return n == 16 ? aligned : -1;
+}
+
+/*
+ * Anonymous memory that is not ld.so's reservation for a library is placed
+ * as without hugetext: a PROT_NONE reservation of the program's own of 4
+ * PMDs and 64K (a library's span as ld.so would reserve it) and of 32 PMDs
+ * (a Go or V8 heap's), a thread stack, a MAP_NORESERVE reservation and a
+ * readable mapping.  16 in a row are as often on a PMD boundary with
+ * hugetext 1 as with 0 (one or two by chance, or all where THP places a
+ * mapping whose length is a multiple of the PMD size), and
+ * hugetext_align_mmap does not move.
+ */
+TEST(anon_placement)
+{
+	static const struct {
+		const char *what;
+		size_t pmds, extra;
+		int prot, flags;
+	} cases[] = {
+		{ "PROT_NONE reservation", 4, 64 << 10, PROT_NONE, 0 },
+		{ "PROT_NONE reservation", 32, 0, PROT_NONE, 0 },
+		{ "thread stack (MAP_STACK)", 4, 64 << 10, PROT_NONE, MAP_STACK },
+		{ "MAP_NORESERVE reservation", 4, 64 << 10, PROT_NONE, MAP_NORESERVE },
+		{ "readable mapping", 4, 64 << 10, PROT_READ, 0 },
+	};
+	size_t pmdsize = read_pmd_pagesize(), len;
+	unsigned long saved;
+	unsigned int i;
+	int base, n;
+	long m0;
+
+	if (access(KNOB, F_OK))
+		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
+	saved = knob_read();
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		len = cases[i].pmds * pmdsize + cases[i].extra;
+		ASSERT_EQ(knob_write("0"), 0);
+		base = anon_aligned(len, cases[i].prot, cases[i].flags, pmdsize);
+		ASSERT_EQ(knob_write("1"), 0);
+		m0 = read_vmstat("hugetext_align_mmap");
+		n = anon_aligned(len, cases[i].prot, cases[i].flags, pmdsize);
+		EXPECT_EQ(read_vmstat("hugetext_align_mmap"), m0);
+		TH_LOG("%zuK %s: %d of 16 on a PMD boundary, %d with hugetext 0",
+		       len >> 10, cases[i].what, n, base);
+		EXPECT_TRUE(n >= 0 && base >= 0 && (n == base || (n <= 2 && base <= 2)));
+	}
+	path_write_num(KNOB, saved);
+}
+
+/*
+ * A data file on overlayfs, a filesystem without a get_unmapped_area() of
+ * its own whose libraries hugetext places itself, is placed as without
+ * hugetext: of 16 read-only mappings of 3 PMDs and a page in a row, one or
+ * two are on a PMD boundary by chance, and hugetext_align_mmap does not
+ * move.  The overlay is mounted in a directory of the current one.
+ */
+TEST(overlay_data_file)
+{
+	char dir[] = "hugetext-ovl.XXXXXX", path[5][64], opts[256];
+	static const char * const sub[] = { "lower", "upper", "work", "merged" };
+	size_t pmdsize = read_pmd_pagesize(), len = 3 * pmdsize + getpagesize();
+	void *maps[16];
+	int fd, i, n = 0, aligned = 0;
+	unsigned long saved;
+	long m0;
+
+	if (access(KNOB, F_OK))
+		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
+	ASSERT_NE(mkdtemp(dir), NULL);
+	for (i = 0; i < 4; i++) {
+		snprintf(path[i], sizeof(path[i]), "%s/%s", dir, sub[i]);
+		ASSERT_EQ(mkdir(path[i], 0755), 0);
+	}
+	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s",
+		 path[0], path[1], path[2]);
+	if (mount("overlay", path[3], "overlay", 0, opts)) {
+		int err = errno;
+
+		nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+		if (err == ENODEV)
+			SKIP(return, "no overlayfs in this kernel\n");
+		ASSERT_EQ(err, 0);
+	}
+	snprintf(path[4], sizeof(path[4]), "%s/merged/data", dir);
+	fd = open(path[4], O_RDWR | O_CREAT | O_TRUNC, 0644);
+	EXPECT_GE(fd, 0);
+	EXPECT_EQ(ftruncate(fd, len), 0);
+	saved = knob_read();
+	EXPECT_EQ(knob_write("1"), 0);
+	m0 = read_vmstat("hugetext_align_mmap");
+	for (i = 0; fd >= 0 && i < 16; i++) {
+		maps[n] = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (maps[n] == MAP_FAILED)
+			continue;
+		aligned += !((unsigned long)maps[n] & (pmdsize - 1));
+		n++;
+	}
+	EXPECT_EQ(read_vmstat("hugetext_align_mmap"), m0);
+	path_write_num(KNOB, saved);
+	for (i = 0; i < n; i++)
+		munmap(maps[i], len);
+	if (fd >= 0)
+		close(fd);
+	unlink(path[4]);
+	umount(path[3]);
+	nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+	TH_LOG("%d of %d mappings of a data file on overlayfs on a PMD boundary",
+	       aligned, n);
+	EXPECT_EQ(n, 16);
+	EXPECT_LE(aligned, 2);
+}
+
+/* the largest PMD hugetext runs with (mm/hugetext.c) */
+#define HUGETEXT_PMD_MAX	(32UL << 20)
+
+/*
+ * Shared libraries loaded by ld.so: hugetext_lib.so (hugetext_lib.c, 8M
+ * of functions, one a 4K page, at least three full PMD-sized regions
+ * wherever the linker puts them), found next to this test, is dlopen()ed
+ * by a child, which calls every function once, checks what each returns,
+ * and waits.  Its page cache is dropped first, as for a program started
+ * cold.  With hugetext_enabled 1 the library's load address is a PMD
+ * boundary (its text congruent with its file: the linker makes p_vaddr
+ * p_offset), every full region of its text is PMD-mapped within 1 s of
+ * the calls without the child touching it again, the mapped text equals
+ * the file, and where hugetext itself placed the mapping
+ * hugetext_align_mmap moved; with 0 no region is PMD-mapped 1 s later.
+ * On a kernel that collapses new text on the way out of mmap() (no
+ * hugetext_fault_read), every full region is PMD-mapped already when
+ * dlopen() returns, before the child calls a function.  THP is
+ * "madvise": no advice, so THP alone maps nothing here.  Variants:
+ * the library in the test's directory (ext4, xfs or btrfs place it
+ * through thp_get_unmapped_area()); hugetext_lib64k.so, the same linked
+ * for 64K pages, which ld.so maps by reserving its span with an anonymous
+ * PROT_NONE mapping and mapping the file MAP_FIXED inside (how every
+ * arm64 library is loaded; hugetext places ld.so's reservation); and the
+ * library copied to an overlayfs mount over a directory of the current
+ * one (overlayfs has no get_unmapped_area() of its own).
+ */
+#define LIB_FNS 2048	/* hugetext_lib.c's functions */
+
+FIXTURE(lib) {
+	struct thp_settings settings;
+	unsigned long mode_saved;
+	size_t pmdsize;
+	pid_t pid;
+	int pipe;
+	char dir[32];		/* overlay's, "" without one */
+	char path[PATH_MAX];	/* the library loaded */
+};
+
+FIXTURE_VARIANT(lib) {
+	const char *so;
+	bool overlay;
+	int mode;
+};
+
+FIXTURE_VARIANT_ADD(lib, on) { .so = "hugetext_lib.so", .mode = 1 };
+FIXTURE_VARIANT_ADD(lib, off) { .so = "hugetext_lib.so", .mode = 0 };
+FIXTURE_VARIANT_ADD(lib, p64k_on) { .so = "hugetext_lib64k.so", .mode = 1 };
+FIXTURE_VARIANT_ADD(lib, p64k_off) { .so = "hugetext_lib64k.so", .mode = 0 };
+FIXTURE_VARIANT_ADD(lib, overlay_on) { .so = "hugetext_lib.so", .overlay = true, .mode = 1 };
+FIXTURE_VARIANT_ADD(lib, overlay_off) { .so = "hugetext_lib.so", .overlay = true, .mode = 0 };
+
+FIXTURE_SETUP(lib)
+{
+	static const char * const sub[] = { "lower", "upper", "work", "merged" };
+	char so[PATH_MAX], d[4][64], opts[256];
+	int i;
+
+	self->pid = 0;
+	self->pipe = -1;
+	self->dir[0] = 0;
+	if (access(KNOB, F_OK))
+		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
+	self->pmdsize = read_pmd_pagesize();
+	if (self->pmdsize != 2 << 20)
+		SKIP(return, "PMD size %zu: the library is laid out for 2M\n", self->pmdsize);
+#if !defined(__x86_64__) && !defined(__aarch64__)
+	/* the Makefile builds hugetext_lib.so where hugetext_lib.c has code */
+	SKIP(return, "no hugetext_lib.so: hugetext_lib.c has no functions for this arch\n");
+#endif
+	if (!huge_cache_fs())
+		SKIP(return, "not ext4, xfs or btrfs: no PMD-sized page cache folios\n");
+	ASSERT_EQ(lib_beside_self(variant->so, so, sizeof(so)), 0);
+	ASSERT_EQ(access(so, R_OK), 0) {
+		TH_LOG("%s: built with this test (the Makefile's TEST_GEN_FILES)", so);
+	}
+	snprintf(self->path, sizeof(self->path), "%s", so);
+	if (variant->overlay) {
+		snprintf(self->dir, sizeof(self->dir), "hugetext-lib.XXXXXX");
+		ASSERT_NE(mkdtemp(self->dir), NULL);
+		for (i = 0; i < 4; i++) {
+			snprintf(d[i], sizeof(d[i]), "%s/%s", self->dir, sub[i]);
+			ASSERT_EQ(mkdir(d[i], 0755), 0);
+		}
+		snprintf(self->path, sizeof(self->path), "%s/%s", d[0], variant->so);
+		ASSERT_EQ(file_copy(so, self->path), 0);
+		snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s",
+			 d[0], d[1], d[2]);
+		if (mount("overlay", d[3], "overlay", 0, opts)) {
+			int err = errno;
+
+			/* no teardown after a failed or skipped setup */
+			nftw(self->dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+			self->dir[0] = 0;
+			if (err == ENODEV)
+				SKIP(return, "no overlayfs in this kernel\n");
+			ASSERT_EQ(err, 0);
+		}
+		snprintf(self->path, sizeof(self->path), "%s/%s", d[3], variant->so);
+	}
+	self->mode_saved = knob_read();
+	thp_save_settings();
+	thp_read_settings(&self->settings);
+	self->settings.thp_enabled = THP_MADVISE;
+	self->settings.hugetext_enabled = variant->mode;
+	thp_write_settings(&self->settings);
+	ASSERT_EQ(path_write_num(KNOB, variant->mode), 0);
+}
+
+FIXTURE_TEARDOWN(lib)
+{
+	char merged[64];
+
+	if (self->pid > 0) {
+		kill(self->pid, SIGKILL);
+		waitpid(self->pid, NULL, 0);
+	}
+	if (self->pipe >= 0)
+		close(self->pipe);
+	if (self->dir[0]) {
+		snprintf(merged, sizeof(merged), "%s/merged", self->dir);
+		umount(merged);
+		nftw(self->dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+	}
+	path_write_num(KNOB, self->mode_saved);
+	thp_restore_settings();
+}
+
+/*
+ * The child: dlopen() @path, call every function, report on @fd the
+ * functions that returned a wrong value (-1: not loaded) and the load
+ * address, then wait to be killed
+ */
+static void lib_child(const char *path, int fd)
+{
+	long r[3] = { -1, 0, -1 };
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	char *fn = h ? dlsym(h, "hugetext_lib_fn") : NULL;
+	unsigned long start, end;
+	struct link_map *lm;
+
+	if (fn && !dlinfo(h, RTLD_DI_LINKMAP, &lm)) {
+		/* what dlopen() left PMD-mapped, before the first call */
+		r[2] = pad_smaps(getpid(), path, &start, &end);
+		r[0] = jit_run(fn, LIB_FNS * 4096L);	/* function i returns i */
+		r[1] = (long)lm->l_addr;
+	}
+	if (write(fd, r, sizeof(r)) != sizeof(r))
+		_exit(1);
+	for (;;)
+		pause();
+}
+
+TEST_F(lib, load)
+{
+	unsigned long start, end, lo, hi, full;
+	bool at_mmap = read_vmstat("hugetext_fault_read") < 0;
+	long r[3], pmd = -1, m0;
+	int fds[2], ms;
+
+	ASSERT_EQ(pad_evict(self->path), 0);
+	ASSERT_EQ(pipe(fds), 0);
+	m0 = read_vmstat("hugetext_align_mmap");
+	self->pid = fork();
+	ASSERT_GE(self->pid, 0);
+	if (!self->pid) {
+		close(fds[0]);
+		lib_child(self->path, fds[1]);
+	}
+	close(fds[1]);
+	self->pipe = fds[0];
+	ASSERT_EQ(read(fds[0], r, sizeof(r)), sizeof(r));
+	ASSERT_EQ(r[0], 0) {
+		TH_LOG("%s: %s", self->path, r[0] < 0 ? "not loaded" : "wrong results");
+	}
+	/* wait up to 1 s for every full region of the text (none if off) */
+	for (ms = 0; ms <= 1000; ms += 10) {
+		pmd = pad_smaps(self->pid, self->path, &start, &end);
+		lo = (start + self->pmdsize - 1) & ~(self->pmdsize - 1);
+		hi = end & ~(self->pmdsize - 1);
+		full = hi > lo ? hi - lo : 0;
+		if (variant->mode && pmd == (long)full)
+			break;
+		usleep(10000);
+	}
+	ksft_print_msg("%s at %#lx, text %#lx-%#lx: %ld of %lu kB PMD-mapped after %d ms\n",
+		       variant->so, (unsigned long)r[1], start, end, pmd >> 10, full >> 10,
+		       MIN(ms, 1000));
+	ASSERT_GE(full, 3 * self->pmdsize);
+	if (at_mmap)
+		ksft_print_msg("when dlopen() returned: %ld kB PMD-mapped\n", r[2] >> 10);
+	if (!variant->mode) {
+		EXPECT_EQ(pmd, 0);
+		EXPECT_EQ(r[2], 0);
+		return;
+	}
+	if (at_mmap)
+		EXPECT_EQ(r[2], (long)full);
+	EXPECT_EQ(r[1] & (self->pmdsize - 1), 0);
+	EXPECT_EQ(pmd, (long)full);
+	EXPECT_TRUE(pad_same(self->pid, start, self->path, start - r[1], end - start));
+	/* the test's filesystem places the plain library itself */
+	if (variant->overlay || strstr(variant->so, "64k"))
+		EXPECT_GT(read_vmstat("hugetext_align_mmap"), m0);
+}
+
+/*
+ * The boot parameter: the knob holds the value the kernel was booted
+ * with (hugetext=0..3, one digit; none is 0), a bad value leaves 0 and
+ * one line in the kernel log, a good one none (where a PMD maps more
+ * than 32M a non-zero one is refused: 0 and one line).  Meant to run in boots
+ * with hugetext=0, 1, 3, none and bad values (garbage, 4, empty, -1, 0x1,
+ * 11, 2^64 + 1), before any test leaves the knob changed.
+ */
+TEST(boot_param)
+{
+	const char *val;
+	unsigned long expect = 0;
+	bool valid = true, refused;
+	int lines;
+
+	if (access(KNOB, F_OK))
+		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
+	val = cmdline_value("hugetext");
+	if (val) {
+		valid = strlen(val) == 1 && val[0] >= '0' && val[0] <= '3';
+		expect = valid ? val[0] - '0' : 0;
+	}
+	/* where a PMD maps more than 32M the value is refused, with a line */
+	refused = expect && read_pmd_pagesize() > HUGETEXT_PMD_MAX;
+	if (refused)
+		expect = 0;
+	EXPECT_EQ(knob_read(), expect) {
+		TH_LOG("booted with hugetext=%s", val ? val : "<none>");
+	}
+	lines = klog_count("hugetext: invalid hugetext=");
+	ASSERT_GE(lines, 0) {
+		TH_LOG("cannot read the kernel log");
+	}
+	EXPECT_EQ(lines, valid ? 0 : 1) {
+		TH_LOG("booted with hugetext=%s: %d \"invalid hugetext=\" lines",
+		       val ? val : "<none>", lines);
+	}
+	EXPECT_EQ(klog_count("refused: a PMD maps"), refused);
+}
+
+/*
+ * PMD-mapped kB of a read-write-execute anonymous mapping of two PMDs
+ * touched once, at its PMD boundary
+ */
+static long rwx_touched_huge(unsigned long pmdsize)
+{
+	char *m = mmap(NULL, 2 * pmdsize, PROT_READ | PROT_WRITE | PROT_EXEC,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *a;
+	long kb;
+
+	if (m == MAP_FAILED)
+		return -1;
+	a = (char *)(((unsigned long)m + pmdsize - 1) & ~(pmdsize - 1));
+	a[0] = (char)0xc3;
+	kb = check_huge_anon(a, pmdsize, 1, pmdsize) ? (long)(pmdsize >> 10) :
+	     check_huge_anon(a, pmdsize, 0, pmdsize) ? 0 : -1;
+	munmap(m, 2 * pmdsize);
+	return kb;
+}
+
+/*
+ * hugetext stays off where a PMD maps more than 32M (arm64 with 64K pages:
+ * 512M): writes of 1..3 to the knob fail with EOPNOTSUPP and leave 0,
+ * turning text or JIT code on by prctl fails the same way and leaves the
+ * process on the system setting, and with THP "never" a read-write-execute
+ * mapping touched once gets no huge page whatever was tried.  Where a PMD
+ * maps 32M or less (4K pages: 2M; arm64 with 16K pages: 32M, the
+ * boundary) the same calls succeed and the touched region is PMD-mapped.
+ * Turning it off (the knob's 0, PR_HUGETEXT_SET alone) and
+ * PR_HUGETEXT_SYSTEM succeed on both sides.
+ */
+TEST(big_pmd)
+{
+	static const char * const on[] = { "1", "2", "3", "1\n", "3\n" };
+	static const unsigned long pr_on[] = {
+		PR_HUGETEXT_SET | PR_HUGETEXT_TEXT, PR_HUGETEXT_SET | PR_HUGETEXT_JIT,
+		PR_HUGETEXT_SET | PR_HUGETEXT_TEXT | PR_HUGETEXT_JIT,
+	};
+	unsigned long pmdsize = read_pmd_pagesize(), saved;
+	bool big = pmdsize > HUGETEXT_PMD_MAX;
+	struct thp_settings settings;
+	unsigned int i;
+	long rc, kb;
+
+	if (access(KNOB, F_OK))
+		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
+	TH_LOG("a PMD maps %luM: hugetext %s", pmdsize >> 20, big ? "refused" : "allowed");
+	saved = knob_read();
+	for (i = 0; i < ARRAY_SIZE(on); i++) {
+		rc = knob_write(on[i]);
+		EXPECT_EQ(rc, big ? -EOPNOTSUPP : 0) {
+			TH_LOG("writing %.1s", on[i]);
+		}
+		EXPECT_EQ(knob_read(), big ? 0 : (unsigned long)(on[i][0] - '0'));
+	}
+	EXPECT_EQ(knob_write("0"), 0);
+
+	for (i = 0; i < ARRAY_SIZE(pr_on); i++) {
+		rc = prctl(PR_SET_HUGETEXT, pr_on[i], 0, 0, 0);
+		EXPECT_EQ(rc ? errno : 0, big ? EOPNOTSUPP : 0) {
+			TH_LOG("PR_SET_HUGETEXT %#lx", pr_on[i]);
+		}
+		EXPECT_EQ(prctl(PR_GET_HUGETEXT, 0, 0, 0, 0),
+			  big ? PR_HUGETEXT_SYSTEM : (long)pr_on[i]);
+		EXPECT_EQ(prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SYSTEM, 0, 0, 0), 0);
+	}
+	EXPECT_EQ(prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SET, 0, 0, 0), 0);
+	EXPECT_EQ(prctl(PR_GET_HUGETEXT, 0, 0, 0, 0), (long)PR_HUGETEXT_SET);
+	EXPECT_EQ(prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SYSTEM, 0, 0, 0), 0);
+
+	/* JIT code asked for every way, with THP "never" */
+	thp_save_settings();
+	thp_read_settings(&settings);
+	settings.thp_enabled = THP_NEVER;
+	thp_write_settings(&settings);
+	knob_write("2");
+	prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SET | PR_HUGETEXT_JIT, 0, 0, 0);
+	kb = rwx_touched_huge(pmdsize);
+	prctl(PR_SET_HUGETEXT, PR_HUGETEXT_SYSTEM, 0, 0, 0);
+	thp_restore_settings();
+	path_write_num(KNOB, saved);
+	EXPECT_EQ(kb, big ? 0 : (long)(pmdsize >> 10)) {
+		TH_LOG("a touched %luM read-write-execute mapping: %ld kB PMD-mapped",
+		       2 * pmdsize >> 20, kb);
+	}
+}
+
+/*
+ * The knob: 0..3 round-trip, written with a newline and without; anything
+ * else, written over 0 and over 3, is EINVAL and changes nothing (a
+ * zero-length write never reaches ->store() and returns 0).
+ */
+TEST(knob)
+{
+	static char longval[8192];
+	static const char * const bad[] = {
+		"4", "5\n", "-1", "-0", "+1", "0x1", "01x", "1x", "1.0", " 1",
+		"1 ", "\t2", "", "\n", "11", "3\n4", "1\n\n", "abc",
+		"99999999999999999999999", "18446744073709551617", longval, NULL,
+	};
+	static const unsigned long good[] = { 0, 1, 2, 3 }, ends[] = { 0, 3 };
+	unsigned long saved;
+
+	if (access(KNOB, F_OK))
+		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
+	memset(longval, '1', sizeof(longval) - 1);
+	saved = knob_read();
+	knob_takes(_metadata, KNOB, good, ARRAY_SIZE(good));
+	knob_refuses(_metadata, KNOB, bad, ends, ARRAY_SIZE(ends));
+	path_write_num(KNOB, saved);
+}
+
+/*
+ * khugepaged follows hugetext even where THP does not need it: with THP
+ * "never" (every size and shmem too), hugetext 1 or 2 starts the thread and
+ * 0 stops it again (seen within 2 s).
+ */
+TEST(knob_khugepaged)
+{
+	struct thp_settings settings;
+	unsigned long saved, pmdsize = read_pmd_pagesize();
+
+	if (access(KNOB, F_OK))
+		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
+	ASSERT_NE(pmdsize, 0);
+	saved = knob_read();
+	thp_save_settings();
+	thp_read_settings(&settings);
+	settings.thp_enabled = THP_NEVER;
+	memset(settings.hugepages, 0, sizeof(settings.hugepages));
+	settings.shmem_enabled = SHMEM_NEVER;
+	thp_write_settings(&settings);
+
+	EXPECT_EQ(knob_write("0"), 0);
+	EXPECT_FALSE(khugepaged_running(false));
+	EXPECT_EQ(knob_write("1"), 0);
+	EXPECT_TRUE(khugepaged_running(true));
+	EXPECT_EQ(knob_write("2"), 0);
+	EXPECT_TRUE(khugepaged_running(true));
+	EXPECT_EQ(knob_write("0"), 0);
+	EXPECT_FALSE(khugepaged_running(false));
+
+	path_write_num(KNOB, saved);
+	thp_restore_settings();
+}
+
+/*
+ * Two writers race on @path, @rounds writes each: one cycles through
+ * @good (each must succeed), the other through @bad (each must fail with
+ * EINVAL).  The knob then holds the last good value.
+ */
+static void race_writers(struct __test_metadata *_metadata, const char *path,
+			 const char * const *good, unsigned int ngood,
+			 const char * const *bad, unsigned int nbad,
+			 unsigned int rounds)
+{
+	unsigned int r, w, wrong;
+	int status;
+	pid_t pid[2];
+
+	for (w = 0; w < 2; w++) {
+		pid[w] = fork();
+		ASSERT_GE(pid[w], 0);
+		if (pid[w])
+			continue;
+		for (wrong = 0, r = 0; r < rounds; r++)
+			if (w ? path_write(path, bad[r % nbad]) != -EINVAL :
+				path_write(path, good[r % ngood]) != 0)
+				wrong++;
+		_exit(wrong ? 1 : 0);
+	}
+	for (w = 0; w < 2; w++) {
+		ASSERT_EQ(waitpid(pid[w], &status, 0), pid[w]);
+		EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) {
+			TH_LOG("%s: the %s writer saw wrong results", path,
+			       w ? "bad" : "good");
+		}
+	}
+	EXPECT_EQ(read_num(path), strtoul(good[(rounds - 1) % ngood], NULL, 10));
+}
+
+/*
+ * Good and bad writes racing on hugetext_enabled and hugetext_pad_threshold:
+ * no bad one is taken, no good one refused.
+ */
+TEST(knob_race)
+{
+	static const char * const good_mode[] = { "1", "3", "0", "2" };
+	static const char * const bad[] = {
+		"-1", "0x1", " 1", "abc", "18446744073709551617",
+	};
+	unsigned long pmdsize = read_pmd_pagesize(), mode, thr;
+	char max[32], over[32];
+	const char * const good_pad[] = { "4096", "0", max, "65536" };
+	const char * const bad_mode[] = { "4", bad[0], bad[1], bad[2], bad[3], bad[4] };
+	const char * const bad_pad[] = { over, bad[0], bad[1], bad[2], bad[3], bad[4] };
+
+	if (access(KNOB, F_OK))
+		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
+	ASSERT_NE(pmdsize, 0);
+	mode = knob_read();
+	race_writers(_metadata, KNOB, good_mode, ARRAY_SIZE(good_mode),
+		     bad_mode, ARRAY_SIZE(bad_mode), 2000);
+	path_write_num(KNOB, mode);
+
+	if (access(PAD_KNOB, F_OK))
+		return;
+	thr = read_num(PAD_KNOB);
+	snprintf(max, sizeof(max), "%lu", pmdsize - 1);
+	snprintf(over, sizeof(over), "%lu", pmdsize);
+	race_writers(_metadata, PAD_KNOB, good_pad, ARRAY_SIZE(good_pad),
+		     bad_pad, ARRAY_SIZE(bad_pad), 2000);
+	path_write_num(PAD_KNOB, thr);
+}
+
+/*
+ * The padding knobs: hugetext_pad_threshold takes 0 to the PMD size - 1,
+ * hugetext_pad_rodata 0 and 1, each written with a newline and without;
+ * anything else, over either end of the range, is EINVAL and changes
+ * nothing.
+ */
+TEST(pad_knobs)
+{
+	static char digits[4096];
+	static const char * const bad_thr[] = {
+		"", "\n", "-1", "-0", "+1", "abc", "1x", "4096 ", " 4096", "0x1000",
+		"4096.0", "1\n2", "4096\n\n", "\t1", "99999999999999999999999",
+		"18446744073709551617", digits, NULL,
+	};
+	static const char * const bad_rodata[] = {
+		"", "\n", "2", "-1", "+1", " 1", "1 ", "01x", "0x1", "1\n2", "true",
+		"18446744073709551617", NULL,
+	};
+	unsigned long pmdsize = read_pmd_pagesize(), thr, rodata;
+	char pmd[32], pmd_1[32];
+	const char *over[3];		/* the PMD size, the PMD size + 1 */
+
+	if (access(PAD_KNOB, F_OK) || access(RODATA_KNOB, F_OK))
+		SKIP(return, "no hugetext padding in this kernel\n");
+	ASSERT_NE(pmdsize, 0);
+	memset(digits, '1', sizeof(digits) - 1);
+	snprintf(pmd, sizeof(pmd), "%lu", pmdsize);		/* one too many */
+	snprintf(pmd_1, sizeof(pmd_1), "%lu\n", pmdsize + 1);
+	over[0] = pmd;
+	over[1] = pmd_1;
+	over[2] = NULL;
+	thr = read_num(PAD_KNOB);
+	rodata = read_num(RODATA_KNOB);
+	{
+		const unsigned long good_thr[] = { 0, 7, 4096, pmdsize - 1 };
+		const unsigned long ends_thr[] = { 0, pmdsize - 1 };
+		const unsigned long good_rodata[] = { 0, 1 };
+
+		knob_takes(_metadata, PAD_KNOB, good_thr, ARRAY_SIZE(good_thr));
+		knob_refuses(_metadata, PAD_KNOB, bad_thr, ends_thr, ARRAY_SIZE(ends_thr));
+		knob_refuses(_metadata, PAD_KNOB, over, ends_thr, ARRAY_SIZE(ends_thr));
+		knob_takes(_metadata, RODATA_KNOB, good_rodata, ARRAY_SIZE(good_rodata));
+		knob_refuses(_metadata, RODATA_KNOB, bad_rodata, good_rodata,
+			     ARRAY_SIZE(good_rodata));
+	}
+	path_write_num(PAD_KNOB, thr);
+	path_write_num(RODATA_KNOB, rodata);
+}
+
+/*
+ * The cap's knobs: max_nr_hugetext takes 0..65536, hugetext_sample_millisecs
+ * 10..600000, each written with a newline and without; anything else,
+ * written over both ends of the range, is EINVAL and changes nothing.
+ */
+TEST(cap_knobs)
+{
+	static const char * const bad_cap[] = {
+		"-1", "+1", "0x1", " 1", "1 ", "\n", "1\n\n", "abc", "1.0",
+		"18446744073709551617", "65537", NULL,
+	};
+	static const char * const bad_sample[] = {
+		"-1", "+1", "0x1", " 1", "1 ", "\n", "1\n\n", "abc", "1.0",
+		"18446744073709551617", "9", "0", "600001", NULL,
+	};
+	static const unsigned long good_cap[] = { 0, 8, 65536 };
+	static const unsigned long ends_cap[] = { 0, 65536 };
+	static const unsigned long good_sample[] = { 10, 1000, 600000 };
+	static const unsigned long ends_sample[] = { 10, 600000 };
+	unsigned long cap, sample;
+
+	if (access(CAP_KNOB, F_OK) || access(SAMPLE_KNOB, F_OK))
+		SKIP(return, "no max_nr_hugetext in this kernel\n");
+	cap = read_num(CAP_KNOB);
+	sample = read_num(SAMPLE_KNOB);
+	knob_takes(_metadata, CAP_KNOB, good_cap, ARRAY_SIZE(good_cap));
+	knob_refuses(_metadata, CAP_KNOB, bad_cap, ends_cap, ARRAY_SIZE(ends_cap));
+	knob_takes(_metadata, SAMPLE_KNOB, good_sample, ARRAY_SIZE(good_sample));
+	knob_refuses(_metadata, SAMPLE_KNOB, bad_sample, ends_sample, ARRAY_SIZE(ends_sample));
+	path_write_num(SAMPLE_KNOB, sample);
+	path_write_num(CAP_KNOB, cap);
+}
+
+TEST_HARNESS_MAIN

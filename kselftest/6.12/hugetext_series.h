@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the hugetext selftests need of this series and this tree: its THP
+ * settings and vm_util, what this tree's selftest library lacks or has in
+ * an older form, the names the series gives hugetext's knobs, prctl and
+ * counters, and the series-neutral names the shared programs use for
+ * them (PR_SET_HT, HT_KNOB, ...; hugetext_series.c).
+ */
+#ifndef __HUGETEXT_SERIES_H
+#define __HUGETEXT_SERIES_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <sys/prctl.h>
+
+#include "thp_settings.h"
+#include "vm_util.h"
+
+/*
+ * The checks of PMD mappings find the VMA by its start and take no
+ * length (the tests' calls all pass a VMA's start).
+ */
+static inline bool huge_file(void *addr, int nr, uint64_t size)
+{
+	return check_huge_file(addr, nr, size);
+}
+
+static inline bool huge_anon(void *addr, int nr, uint64_t size)
+{
+	return check_huge_anon(addr, nr, size);
+}
+
+#define check_huge_file(addr, len, nr, size)	huge_file(addr, ((void)(len), nr), size)
+#define check_huge_anon(addr, len, nr, size)	huge_anon(addr, ((void)(len), nr), size)
+#ifndef FORCE_READ
+#define FORCE_READ(x)	do { typeof(x) __v = (x); asm volatile("" : "+r" (__v)); } while (0)
+#endif
+
+static inline int sz2ord(size_t size, size_t pagesize)
+{
+	return __builtin_ctzll(size / pagesize);
+}
+
+#ifndef PR_SET_HUGETEXT
+#define PR_SET_HUGETEXT		82
+#define PR_GET_HUGETEXT		83
+#define PR_HUGETEXT_SYSTEM	0
+#define PR_HUGETEXT_TEXT	0x1UL
+#define PR_HUGETEXT_JIT		0x2UL
+#define PR_HUGETEXT_SET		0x4UL
+#endif
+
+#define KNOB "/sys/kernel/mm/transparent_hugepage/hugetext_enabled"
+#define PAD_KNOB "/sys/kernel/mm/transparent_hugepage/hugetext_pad_threshold"
+#define RODATA_KNOB "/sys/kernel/mm/transparent_hugepage/hugetext_pad_rodata"
+#define CAP_KNOB "/sys/kernel/mm/transparent_hugepage/khugepaged/max_nr_hugetext"
+#define SAMPLE_KNOB \
+	"/sys/kernel/mm/transparent_hugepage/khugepaged/hugetext_sample_millisecs"
+
+/* the series' prctl: the process's own kinds of huge code */
+#define PR_SET_HT		PR_SET_HUGETEXT
+#define PR_GET_HT		PR_GET_HUGETEXT
+#define PR_SET_HT_NAME		"PR_SET_HUGETEXT"
+#define PR_HT_SYSTEM		PR_HUGETEXT_SYSTEM
+#define PR_HT_FILE		PR_HUGETEXT_TEXT
+#define PR_HT_ANON		PR_HUGETEXT_JIT
+#define PR_HT_SET		PR_HUGETEXT_SET
+/* a knob there is when the kernel has hugetext (CONFIG_HUGETEXT) */
+#define HT_KNOB			KNOB
+/*
+ * /proc/vmstat: text read huge at its first fault, and falling back (a
+ * kernel that collapses new text at mmap() has neither)
+ */
+#define HT_FAULT_ALLOC		"hugetext_fault_read"
+#define HT_FAULT_FALLBACK	"hugetext_fault_fallback"
+/* JIT code collapsed at its mprotect() or fault */
+#define HT_ANON_ALLOC		"hugetext_anon_exec"
+/* the cap's counters: HT_CAP_VMSTAT("collapsed"), ... */
+#define HT_CAP_VMSTAT(what)	"hugetext_cap_" what
+/*
+ * Does khugepaged collapse code a forked child still shares (no PTE of
+ * the range writable) under THP "always", without hugetext bit 1?  Not
+ * here: it leaves such a range alone.
+ */
+#define HT_THP_COLLAPSES_SHARED_CODE	false
+
+/* hugetext_enabled, whose bits are PR_HT_FILE and PR_HT_ANON */
+unsigned long mode_read(void);
+/* hugetext_enabled from @mode, mode_read()'s bits: 0 or -errno */
+int mode_write(unsigned long mode);
+/* @mode in @settings too, written with the other THP knobs */
+void settings_set_mode(struct thp_settings *settings, unsigned long mode);
+
+#endif /* __HUGETEXT_SERIES_H */

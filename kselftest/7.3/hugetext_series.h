@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the hugetext selftests need of this series and this tree: its THP
+ * settings and vm_util, the names the series gives hugetext's knobs,
+ * prctl and counters, and the series-neutral names the shared programs
+ * use for them (PR_SET_HT, HT_KNOB, ...; hugetext_series.c).
+ */
+#ifndef __HUGETEXT_SERIES_H
+#define __HUGETEXT_SERIES_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+
+#include "hugepage_settings.h"
+#include "vm_util.h"
+
+#ifndef PR_SET_THP_EXEC
+#define PR_SET_THP_EXEC		82
+#define PR_GET_THP_EXEC		83
+#define PR_THP_EXEC_SYSTEM	0
+#define PR_THP_EXEC_FILE	0x1UL
+#define PR_THP_EXEC_ANON	0x2UL
+#define PR_THP_EXEC_SET		0x4UL
+#endif
+
+#define FILE_KNOB "/sys/kernel/mm/transparent_hugepage/exec_file_enabled"
+#define ANON_KNOB "/sys/kernel/mm/transparent_hugepage/exec_anon_enabled"
+#define PAD_KNOB "/sys/kernel/mm/transparent_hugepage/exec_pad_threshold"
+#define RODATA_KNOB "/sys/kernel/mm/transparent_hugepage/exec_pad_rodata"
+#define CAP_KNOB "/sys/kernel/mm/transparent_hugepage/khugepaged/max_exec_regions"
+#define SAMPLE_KNOB \
+	"/sys/kernel/mm/transparent_hugepage/khugepaged/exec_sample_millisecs"
+
+/* the series' prctl: the process's own kinds of huge code */
+#define PR_SET_HT		PR_SET_THP_EXEC
+#define PR_GET_HT		PR_GET_THP_EXEC
+#define PR_SET_HT_NAME		"PR_SET_THP_EXEC"
+#define PR_HT_SYSTEM		PR_THP_EXEC_SYSTEM
+#define PR_HT_FILE		PR_THP_EXEC_FILE
+#define PR_HT_ANON		PR_THP_EXEC_ANON
+#define PR_HT_SET		PR_THP_EXEC_SET
+/* a knob there is when the kernel has hugetext (CONFIG_HUGETEXT) */
+#define HT_KNOB			FILE_KNOB
+/* /proc/vmstat: text read huge at its first fault, and falling back */
+#define HT_FAULT_ALLOC		"thp_exec_fault_alloc"
+#define HT_FAULT_FALLBACK	"thp_exec_fault_fallback"
+/* JIT code read huge at its fault or collapsed */
+#define HT_ANON_ALLOC		"thp_exec_anon_alloc"
+/* the cap's counters: HT_CAP_VMSTAT("collapsed"), ... */
+#define HT_CAP_VMSTAT(what)	"thp_exec_cap_" what
+/*
+ * Does khugepaged collapse code a forked child still shares (no PTE of
+ * the range writable) under THP "always", without hugetext bit 1?
+ */
+#define HT_THP_COLLAPSES_SHARED_CODE	true
+
+/*
+ * What a knob of "always" and "prctl" reads: 1 for "[always] prctl",
+ * 0 for "always [prctl]", -1 for anything else
+ */
+int knob_always(const char *path);
+/* the kinds of code the knobs have at "always", in PR_HT_FILE, PR_HT_ANON */
+unsigned long mode_read(void);
+/* the knobs from @mode, mode_read()'s bits: 0 or -errno */
+int mode_write(unsigned long mode);
+/* @mode in @settings too, written with the other THP knobs */
+void settings_set_mode(struct thp_settings *settings, unsigned long mode);
+
+#endif /* __HUGETEXT_SERIES_H */
