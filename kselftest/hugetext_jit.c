@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +73,7 @@ FIXTURE_VARIANT_ADD(jit, both_always) { .mode = 3, .thp = THP_ALWAYS };
 FIXTURE_SETUP(jit)
 {
 	unsigned char page[16];
+	cpu_set_t one;
 
 	if (access(HT_KNOB, F_OK))
 		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
@@ -85,6 +87,15 @@ FIXTURE_SETUP(jit)
 	if (!self->pmdsize)
 		SKIP(return, "Unable to read PMD size\n");
 	self->len = NR_REGIONS * self->pmdsize;
+	/*
+	 * One CPU for the case: code written on one CPU and made executable
+	 * on another can leave its last folios in the first CPU's LRU batch,
+	 * which the collapse on the return from mprotect() does not drain
+	 * (khugepaged's next pass does); the cases test the collapse.
+	 */
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
 	self->reserve = mmap(NULL, self->len + self->pmdsize, PROT_NONE,
 			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(self->reserve, MAP_FAILED);
