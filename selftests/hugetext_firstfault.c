@@ -249,7 +249,13 @@ static void test_ra_off(void)
 	ksft_print_msg("readahead off (%s was %s): PMD-mapped %ld of %ld KB; hugetext_fault_read +%ld, fallback +%ld\n",
 		       ra, saved, got_kb, ideal_kb, b.fault_read - a.fault_read,
 		       b.fault_fallback - a.fault_fallback);
-	ksft_test_result(rc == 0 && ideal_kb > 0 && got_kb == 0 &&
+	/*
+	 * the helper, told "huge", exits non-zero when its text is not all
+	 * PMD-mapped, which is what this case wants: it must still have run
+	 * every function with the right results
+	 */
+	ksft_test_result(rc >= 0 && strstr(out, "mapped text equals the file; 0 wrong results") &&
+			 ideal_kb > 0 && got_kb == 0 &&
 			 b.fault_read - a.fault_read == 0 && no_collapse(&a, &b),
 			 "readahead off: no 2M read at a first fault, nothing PMD-mapped, no collapse\n");
 }
