@@ -2,14 +2,17 @@
 /*
  * What the hugetext selftests share that needs no harness: the code they
  * write and run, /proc and sysfs reads and writes, the test's own
- * executable and files, khugepaged's thread, the command line and the
- * kernel's log.
+ * executable and files, khugepaged's thread, the command line, the
+ * kernel's log, and the padded program (the pad and rollback fixtures'
+ * static ET_EXEC: written, started, compared with its file, reaped).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +23,11 @@
 #include <sys/klog.h>
 #include <sys/mman.h>
 #include <sys/param.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/vfs.h>
+#include <sys/wait.h>
 
 #include "hugetext_series.h"
 #include "hugetext_helpers.h"
@@ -67,10 +73,13 @@ long proc_field(const char *path, const char *name, char sep)
 	return v;
 }
 
-/* a /proc/vmstat counter, -1 if the kernel has none of that name */
+/*
+ * a /proc/vmstat counter, -1 if the kernel has none of that name or @name
+ * is NULL (a counter the series does not have: hugetext_series.h)
+ */
 long read_vmstat(const char *name)
 {
-	return proc_field("/proc/vmstat", name, ' ');
+	return name ? proc_field("/proc/vmstat", name, ' ') : -1;
 }
 
 int path_write(const char *path, const char *val)
@@ -429,4 +438,355 @@ long pad_smaps(pid_t pid, const char *path, unsigned long *start,
 	}
 	fclose(f);
 	return sum;
+}
+
+/*
+ * Wait, up to 2 s, until khugepaged (if it runs) sleeps: five looks 10 ms
+ * apart that find it in S state.  A write of its settings or of the knob
+ * wakes it for a pass, which a program started meanwhile can meet at its
+ * first fault (a collapse of the program's region in flight, the region
+ * left cached in small folios if it gives up): the fixtures that park
+ * khugepaged start their program once that pass is over.
+ */
+void khugepaged_settle(void)
+{
+	char path[64], line[256], *p;
+	pid_t pid = khugepaged_pid();
+	int i, idle = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	for (i = 0; pid > 0 && i < 200 && idle < 5; i++) {
+		char state = 0;
+
+		f = fopen(path, "r");
+		if (!f)
+			break;
+		if (fgets(line, sizeof(line), f)) {
+			p = strrchr(line, ')');
+			if (p && p[1] == ' ')
+				state = p[2];
+		}
+		fclose(f);
+		idle = state == 'S' || state == 'I' ? idle + 1 : 0;
+		usleep(10000);
+	}
+}
+
+/* a jump at @p (address @from) to @to; its length, 0 on error */
+static size_t emit_jump(unsigned char *p, unsigned long from, unsigned long to)
+{
+#if defined(__x86_64__)
+	int rel = (int)(to - (from + 5));
+
+	p[0] = 0xe9;			/* jmp rel32 */
+	memcpy(p + 1, &rel, 4);
+	return 5;
+#elif defined(__aarch64__)
+	unsigned int insn = 0x14000000 | (((to - from) >> 2) & 0x3ffffff);	/* b */
+
+	memcpy(p, &insn, 4);
+	return 4;
+#else
+	return 0;
+#endif
+}
+
+/* store 1 to the 32-bit address @data, then spin */
+static size_t emit_store_spin(unsigned char *p, unsigned int data)
+{
+#if defined(__x86_64__)
+	unsigned int one = 1;
+
+	p[0] = 0xc7;			/* movl $1, data */
+	p[1] = 0x04;
+	p[2] = 0x25;
+	memcpy(p + 3, &data, 4);
+	memcpy(p + 7, &one, 4);
+	p[11] = 0xeb;			/* jmp . */
+	p[12] = 0xfe;
+	return 13;
+#elif defined(__aarch64__)
+	unsigned int insn[] = {
+		0xd2a00000 | ((data >> 16) << 5),	/* movz x0, #data >> 16, lsl 16 */
+		0x52800021,				/* mov w1, #1 */
+		0xb9000001,				/* str w1, [x0] */
+		0x14000000,				/* b . */
+	};
+
+	if (data & 0xffff)
+		return 0;
+	memcpy(p, insn, sizeof(insn));
+	return sizeof(insn);
+#else
+	return 0;
+#endif
+}
+
+/* @v as @size little-endian bytes at @p + @off */
+static void pad_put(unsigned char *p, size_t off, unsigned long v, int size)
+{
+	int i;
+
+	for (i = 0; i < size; i++)
+		p[off + i] = v >> (8 * i);
+}
+
+/* an ELF64 program header (elf(5)) at @p: a PT_LOAD of @len bytes */
+static void pad_phdr(unsigned char *p, unsigned int flags, size_t off,
+		     unsigned long vaddr, size_t len)
+{
+	pad_put(p, 0, PT_LOAD, 4);	/* p_type */
+	pad_put(p, 4, flags, 4);	/* p_flags */
+	pad_put(p, 8, off, 8);		/* p_offset */
+	pad_put(p, 16, vaddr, 8);	/* p_vaddr */
+	pad_put(p, 24, vaddr, 8);	/* p_paddr */
+	pad_put(p, 32, len, 8);		/* p_filesz */
+	pad_put(p, 40, len, 8);		/* p_memsz */
+	pad_put(p, 48, 4096, 8);	/* p_align */
+}
+
+/* where @layout puts the program's data page, relative to its base */
+size_t pad_data(enum pad_layout layout, size_t pmd, size_t tail)
+{
+	return layout == PAD_RW ? 2 * pmd + tail : layout == PAD_EOF ? 4 * pmd : 3 * pmd;
+}
+
+/*
+ * The program, an ELF64 ET_EXEC: [base, +4K) headers (R), [base + 4K,
+ * base + 2 PMD + tail) text (R+X), then 0xcc to the third boundary, mapped
+ * by no segment (PAD_GAP) or as @layout says, and a data page (RW) at
+ * pad_data().  Returns 0, or -errno.
+ */
+int pad_write_elf(const char *path, size_t pmd, size_t base, size_t tail,
+		  enum pad_layout layout)
+{
+	size_t text_end = 2 * pmd + tail, data = pad_data(layout, pmd, tail);
+	size_t len = layout == PAD_EOF ? text_end : 3 * pmd + 2 * 4096, n;
+	unsigned char *img = malloc(3 * pmd + 2 * 4096);
+	int fd, phnum = 3, ret = 0;
+
+	if (!img)
+		return -ENOMEM;
+	memset(img, 0xcc, 3 * pmd + 2 * 4096);
+	memset(img, 0, 4096);
+	if (layout != PAD_EOF)
+		memset(img + data, 0, 4096);
+	/* the ELF header: 64 bytes, the program headers (56 each) after it */
+	memcpy(img, ELFMAG, SELFMAG);
+	img[EI_CLASS] = ELFCLASS64;
+	img[EI_DATA] = ELFDATA2LSB;
+	img[EI_VERSION] = EV_CURRENT;
+	pad_put(img, 16, ET_EXEC, 2);			/* e_type */
+#if defined(__x86_64__)
+	pad_put(img, 18, EM_X86_64, 2);			/* e_machine */
+#else
+	pad_put(img, 18, EM_AARCH64, 2);
+#endif
+	pad_put(img, 20, EV_CURRENT, 4);		/* e_version */
+	pad_put(img, 24, base + pmd / 2, 8);		/* e_entry */
+	pad_put(img, 32, 64, 8);			/* e_phoff */
+	pad_put(img, 52, 64, 2);			/* e_ehsize */
+	pad_put(img, 54, 56, 2);			/* e_phentsize */
+	pad_phdr(img + 64, PF_R, 0, base, 4096);
+	pad_phdr(img + 64 + 56, PF_R | PF_X, 4096, base + 4096, text_end - 4096);
+	/* the data page: file-backed, or bss past the end of the file */
+	pad_phdr(img + 64 + 2 * 56, PF_R | PF_W, layout == PAD_EOF ? 0 : data,
+		 base + data, 4096);
+	if (layout == PAD_EOF)
+		pad_put(img + 64 + 2 * 56, 32, 0, 8);	/* p_filesz */
+	if (layout == PAD_SEG)		/* the bytes after the text, as they lie */
+		pad_phdr(img + 64 + 56 * phnum++, PF_R, text_end, base + text_end,
+			 3 * pmd - text_end);
+	if (layout == PAD_NEAR)		/* 64K past the text: the data's neighbour */
+		pad_phdr(img + 64 + 56 * phnum++, PF_R, 3 * pmd + 4096,
+			 base + text_end + (64 << 10), 4096);
+	pad_put(img, 56, phnum, 2);			/* e_phnum */
+	/* head region -> full region -> tail -> store and spin */
+	if (!emit_jump(img + pmd / 2, base + pmd / 2, base + pmd) ||
+	    !emit_jump(img + pmd, base + pmd, base + 2 * pmd) ||
+	    !emit_store_spin(img + 2 * pmd, base + data))
+		ret = -EINVAL;
+	fd = ret ? -1 : open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	if (!ret && fd < 0)
+		ret = -errno;
+	for (n = 0; !ret && n < len; n += 1 << 20)
+		if (pwrite(fd, img + n, MIN(len - n, (size_t)1 << 20), n) < 0)
+			ret = -errno;
+	if (!ret && fsync(fd))
+		ret = -errno;
+	if (fd >= 0)
+		close(fd);
+	free(img);
+	return ret;
+}
+
+/* @len bytes of @pid at @addr equal @path's bytes at @off: 1, else 0 */
+int pad_same(pid_t pid, unsigned long addr, const char *path, size_t off, size_t len)
+{
+	static char a[1 << 16], b[1 << 16];
+	char name[64];
+	int mem, fd, same = 1;
+	size_t n, k;
+
+	snprintf(name, sizeof(name), "/proc/%d/mem", pid);
+	mem = open(name, O_RDONLY);
+	fd = open(path, O_RDONLY);
+	for (n = 0; mem >= 0 && fd >= 0 && same && n < len; n += k) {
+		k = MIN(sizeof(a), len - n);
+		same = pread(mem, a, k, addr + n) == (ssize_t)k &&
+		       pread(fd, b, k, off + n) == (ssize_t)k && !memcmp(a, b, k);
+	}
+	if (mem < 0 || fd < 0)
+		same = 0;
+	if (mem >= 0)
+		close(mem);
+	if (fd >= 0)
+		close(fd);
+	return same;
+}
+
+/* @pid's program stored 1 at @addr within 3 s: true */
+bool pad_wait_store(pid_t pid, unsigned long addr)
+{
+	unsigned int flag = 0;
+	char mem[64];
+	int i, fd;
+
+	snprintf(mem, sizeof(mem), "/proc/%d/mem", pid);
+	for (i = 0; i < 300 && flag != 1; i++) {
+		fd = open(mem, O_RDONLY);
+		if (fd >= 0 && pread(fd, &flag, sizeof(flag), addr) != sizeof(flag))
+			flag = 0;
+		if (fd >= 0)
+			close(fd);
+		if (flag != 1)
+			usleep(10000);
+	}
+	return flag == 1;
+}
+
+/*
+ * @path's page cache evicted, and seen empty: a first fault in it is a
+ * miss, as in a program started cold; 0, -EBUSY if pages stayed cached
+ * through ten tries 10 ms apart, or -errno
+ */
+int pad_evict(const char *path)
+{
+	int fd = open(path, O_RDONLY), ret = 0, i;
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	for (i = 0; i < 10; i++) {
+		ret = -posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		if (ret || fstat(fd, &st) || !cached_pages(fd, st.st_size))
+			break;
+		ret = -EBUSY;
+		usleep(10000);
+	}
+	close(fd);
+	return ret;
+}
+
+/*
+ * fork and exec ./@path with the per-process setting @pr, traced if @stop
+ * (stopped by its exec's SIGTRAP); the child's pid
+ */
+pid_t pad_spawn(const char *path, enum pad_pr pr, bool stop)
+{
+	unsigned long set = pr == PAD_PR_TEXT ? PR_HT_SET | PR_HT_FILE : PR_HT_SET;
+	char exe[80];
+	pid_t pid;
+
+	snprintf(exe, sizeof(exe), "./%s", path);
+	pid = fork();
+	if (pid)
+		return pid;
+	if (pr == PAD_PR_THP_DISABLE) {
+		if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
+			_exit(126);
+	} else if (pr != PAD_PR_KNOB && prctl(PR_SET_HT, set, 0, 0, 0)) {
+		_exit(126);
+	}
+	if (pr == PAD_PR_BACK && prctl(PR_SET_HT, PR_HT_SYSTEM, 0, 0, 0))
+		_exit(126);
+	if (stop && ptrace(PTRACE_TRACEME, 0, 0, 0))
+		_exit(126);
+	execle(exe, exe, (char *)NULL, (char *)NULL);
+	_exit(127);
+}
+
+/*
+ * pad_spawn() (untraced) into *@pid, the caller's to reap, and wait for
+ * its store at @addr: 0; -errno if the fork failed, -ETIMEDOUT if the
+ * program did not reach its store within 3 s
+ */
+int pad_start(pid_t *pid, const char *path, enum pad_pr pr, unsigned long addr)
+{
+	*pid = pad_spawn(path, pr, false);
+	if (*pid < 0)
+		return -errno;
+	return pad_wait_store(*pid, addr) ? 0 : -ETIMEDOUT;
+}
+
+/*
+ * Why the pad and rollback fixtures cannot run here (a reason for SKIP),
+ * or NULL; @pmdsize is set when they can
+ */
+const char *pad_unsupported(size_t *pmdsize)
+{
+	static char why[64];
+	unsigned char code[16];
+
+	if (access(HT_KNOB, F_OK) || access(PAD_KNOB, F_OK) || access(RODATA_KNOB, F_OK))
+		return "no hugetext padding in this kernel";
+	if (!emit_jump(code, 0, 0))
+		return "no code generator for this architecture";
+	if (getpagesize() != 4096) {
+		snprintf(why, sizeof(why), "page size %d: the program is laid out for 4K",
+			 getpagesize());
+		return why;
+	}
+	*pmdsize = read_pmd_pagesize();
+	if (!*pmdsize)
+		return "Unable to read PMD size";
+	if (!huge_cache_fs())
+		return "not ext4, xfs or btrfs: no PMD-sized page cache folios";
+	return NULL;
+}
+
+/*
+ * Save hugetext's knobs and THP's settings into @saved and @settings, set
+ * THP's mode to @thp with khugepaged parked (a 600 s pace)
+ */
+void pad_save(struct pad_saved *saved, struct thp_settings *settings,
+	      enum thp_enabled thp)
+{
+	saved->mode = mode_read();
+	saved->thr = read_num(PAD_KNOB);
+	saved->rodata = read_num(RODATA_KNOB);
+	thp_save_settings();
+	thp_read_settings(settings);
+	settings->thp_enabled = thp;
+	settings->khugepaged.scan_sleep_millisecs = 600000;
+	settings->khugepaged.alloc_sleep_millisecs = 600000;
+}
+
+void pad_restore(const struct pad_saved *saved)
+{
+	mode_write(saved->mode);
+	path_write_num(PAD_KNOB, saved->thr);
+	path_write_num(RODATA_KNOB, saved->rodata);
+	thp_restore_settings();
+}
+
+/* SIGKILL and reap *@pid if it is a child still to reap */
+void pad_reap(pid_t *pid)
+{
+	if (*pid > 0) {
+		kill(*pid, SIGKILL);
+		waitpid(*pid, NULL, 0);
+	}
+	*pid = 0;
 }

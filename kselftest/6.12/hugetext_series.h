@@ -78,6 +78,28 @@ static inline int sz2ord(size_t size, size_t pagesize)
 #define HT_ANON_ALLOC		"hugetext_anon_exec"
 /* the cap's counters: HT_CAP_VMSTAT("collapsed"), ... */
 #define HT_CAP_VMSTAT(what)	"hugetext_cap_" what
+/* a program's text padded at its tail's end, at its head's */
+#define HT_PAD_TAIL		"hugetext_pad"
+#define HT_PAD_HEAD		"hugetext_pad_head"
+/* text mappings skipped for MADV_NOHUGEPAGE or PR_SET_THP_DISABLE */
+#define HT_SKIP_OPTED_OUT	"hugetext_skip_opted_out"
+/*
+ * Does the series collapse a program's new text on the way out of its
+ * exec (at mmap()), before its first instruction?  Here it does: the pad
+ * fixture's at_exec variants look at the program stopped by its exec.
+ * The regions collapsed then, and mapped from huge page cache:
+ */
+#define HT_COLLAPSES_AT_EXEC	1
+#define HT_EXEC_COLLAPSED	"hugetext_collapse_ok"
+#define HT_EXEC_MAPPED		"hugetext_map_ok"
+/*
+ * Does the pad fixture's setup wait until khugepaged sleeps
+ * (khugepaged_settle()) before its program starts?  Not here: with that
+ * wait the prompt collapse of the program's padded head region was seen
+ * to give up, and no khugepaged pass then ran to take the region (the
+ * hugetext repository's Documentation/testing.md, "Known open issues").
+ */
+#define HT_PAD_SETTLES_KHUGEPAGED	false
 /*
  * Does khugepaged collapse code a forked child still shares (no PTE of
  * the range writable) under THP "always", without hugetext bit 1?  Not

@@ -49,6 +49,30 @@
 #define HT_ANON_ALLOC		"thp_exec_anon_alloc"
 /* the cap's counters: HT_CAP_VMSTAT("collapsed"), ... */
 #define HT_CAP_VMSTAT(what)	"thp_exec_cap_" what
+/* a program's text padded at its tail's end, at its head's */
+#define HT_PAD_TAIL		"thp_exec_pad_tail"
+#define HT_PAD_HEAD		"thp_exec_pad_head"
+/*
+ * Counters this series does not have (NULL: read_vmstat() returns -1, as
+ * for a counter the kernel lacks): text mappings skipped for opting out
+ */
+#define HT_SKIP_OPTED_OUT	NULL
+/*
+ * Does the series collapse a program's new text on the way out of its
+ * exec, before its first instruction?  No: it reads text huge at its
+ * first fault (HT_FAULT_ALLOC).  The pad fixture has no at_exec variants
+ * here, and no counters of regions collapsed or mapped at exec.
+ */
+#define HT_COLLAPSES_AT_EXEC	0
+#define HT_EXEC_COLLAPSED	NULL
+#define HT_EXEC_MAPPED		NULL
+/*
+ * Does the pad fixture's setup wait until khugepaged sleeps
+ * (khugepaged_settle()) before its program starts?  Here it does: a
+ * pass that the setup's writes woke could meet the program's first
+ * fault and leave its region cached in small folios.
+ */
+#define HT_PAD_SETTLES_KHUGEPAGED	true
 /*
  * Does khugepaged collapse code a forked child still shares (no PTE of
  * the range writable) under THP "always", without hugetext bit 1?
