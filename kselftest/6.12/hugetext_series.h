@@ -100,6 +100,13 @@ static inline int sz2ord(size_t size, size_t pagesize)
  * hugetext repository's Documentation/testing.md, "Known open issues").
  */
 #define HT_PAD_SETTLES_KHUGEPAGED	false
+/* the boot parameter, and the kernel's line for a bad value */
+#define HT_BOOT_PARAM		"hugetext"
+#define HT_BOOT_INVALID		"hugetext: invalid hugetext="
+/* the largest PMD hugetext runs with (mm/hugetext.c); 0 would be none */
+#define HT_PMD_MAX		(32UL << 20)
+#define HT_MODE_LONG		'1'
+#define HT_RACE_BAD_MODE	"4"
 /*
  * Does khugepaged collapse code a forked child still shares (no PTE of
  * the range writable) under THP "always", without hugetext bit 1?  Not
@@ -113,5 +120,18 @@ unsigned long mode_read(void);
 int mode_write(unsigned long mode);
 /* @mode in @settings too, written with the other THP knobs */
 void settings_set_mode(struct thp_settings *settings, unsigned long mode);
+/*
+ * The settings' tests (hugetext_settings.c): the mode's knobs, the values
+ * that round-trip on them, those bad writes are made over and the bad
+ * values (NULL-terminated; and 8191 bytes of HT_MODE_LONG), the good
+ * values two writers race with on HT_KNOB (HT_RACE_BAD_MODE the first bad
+ * one)
+ */
+extern const char * const mode_knobs[], * const mode_values[];
+extern const char * const mode_ends[], * const mode_bad[], * const mode_race[];
+/* the mode a boot parameter's value sets, -1 for one the kernel refuses */
+long boot_mode(const char *val);
+/* the mode's knob @path holds @val as written (a trailing newline aside) */
+bool mode_knob_holds(const char *path, const char *val);
 
 #endif /* __HUGETEXT_SERIES_H */

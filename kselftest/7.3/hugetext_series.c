@@ -45,3 +45,47 @@ void settings_set_mode(struct thp_settings *settings, unsigned long mode)
 {
 	settings->exec_enabled = mode;
 }
+
+/* the settings' tests' values (hugetext_series.h) */
+const char * const mode_knobs[] = { FILE_KNOB, ANON_KNOB, NULL };
+const char * const mode_values[] = { "always", "prctl", NULL };
+const char * const mode_ends[] = { "always", "prctl", NULL };
+const char * const mode_bad[] = {
+	"", "\n", "0", "1", "3", "never", "madvise", "Always", "PRCTL",
+	"alway", "alwaysx", "always ", " always", "\talways", "always\n\n",
+	"always\nprctl", "[always]", "always prctl", "always,prctl",
+	"file", NULL,
+};
+
+const char * const mode_race[] = { "always", "prctl\n", "prctl", "always\n", NULL };
+
+/*
+ * transparent_hugepage_exec=: "none" or a comma-separated list of "file"
+ * and "anon"; anything else is refused
+ */
+long boot_mode(const char *val)
+{
+	long kinds = 0;
+	size_t len;
+
+	if (!strcmp(val, "none"))
+		return 0;
+	for (;;) {
+		len = strcspn(val, ",");
+		if (len == 4 && !strncmp(val, "file", 4))
+			kinds |= PR_THP_EXEC_FILE;
+		else if (len == 4 && !strncmp(val, "anon", 4))
+			kinds |= PR_THP_EXEC_ANON;
+		else
+			return -1;
+		val += len;
+		if (!*val++)
+			return kinds;
+	}
+}
+
+/* "always" is "[always] prctl", "prctl" "always [prctl]" */
+bool mode_knob_holds(const char *path, const char *val)
+{
+	return knob_always(path) == !strncmp(val, "always", 6);
+}

@@ -73,6 +73,13 @@
  * fault and leave its region cached in small folios.
  */
 #define HT_PAD_SETTLES_KHUGEPAGED	true
+/* the boot parameter, and the kernel's line for a bad value */
+#define HT_BOOT_PARAM		"transparent_hugepage_exec"
+#define HT_BOOT_INVALID		"hugetext: invalid transparent_hugepage_exec="
+/* the largest PMD hugetext runs with: no limit (0) in this series yet */
+#define HT_PMD_MAX		0
+#define HT_MODE_LONG		'a'
+#define HT_RACE_BAD_MODE	"never"
 /*
  * Does khugepaged collapse code a forked child still shares (no PTE of
  * the range writable) under THP "always", without hugetext bit 1?
@@ -90,5 +97,18 @@ unsigned long mode_read(void);
 int mode_write(unsigned long mode);
 /* @mode in @settings too, written with the other THP knobs */
 void settings_set_mode(struct thp_settings *settings, unsigned long mode);
+/*
+ * The settings' tests (hugetext_settings.c): the mode's knobs, the values
+ * that round-trip on them, those bad writes are made over and the bad
+ * values (NULL-terminated; and 8191 bytes of HT_MODE_LONG), the good
+ * values two writers race with on HT_KNOB (HT_RACE_BAD_MODE the first bad
+ * one)
+ */
+extern const char * const mode_knobs[], * const mode_values[];
+extern const char * const mode_ends[], * const mode_bad[], * const mode_race[];
+/* the mode a boot parameter's value sets, -1 for one the kernel refuses */
+long boot_mode(const char *val);
+/* the mode's knob @path holds @val as written (a trailing newline aside) */
+bool mode_knob_holds(const char *path, const char *val);
 
 #endif /* __HUGETEXT_SERIES_H */

@@ -89,9 +89,10 @@ class Tables(unittest.TestCase):
         self.refused("no test 'boot_parm'")
 
     def test_kselftest_filter_of_another_program(self):
-        # vs_punch is a case of hugetext_collapse.c, not of 6.12's hugetext.c
+        # vs_punch is a case of hugetext_collapse.c, not of hugetext_settings.c
+        # (mm_hugetext_settings, the bigpmd line's program)
         self.edit('selftests/list', '-t boot_param -t big_pmd', '-t boot_param -t vs_punch')
-        self.refused("no test 'vs_punch' in kselftest/6.12/hugetext.c")
+        self.refused("no test 'vs_punch' in kselftest/hugetext_settings.c")
 
     def test_kselftest_filter_of_its_program(self):
         self.append('selftests/list', 'mm_hugetext_collapse bigpmd 300 -t vs_punch -f dirty_open')
