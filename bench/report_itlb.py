@@ -176,10 +176,19 @@ def plan_rows(modes, recs):
 
 def model_cells(res_set, insns, base):
     """{model: cell} for one set's plugin result, with ratios to base
-    (the 4 KB set's {model: cell}) when given."""
+    (the 4 KB set's models: the plugin's result or its cells) when
+    given.  The cost: cycles lost
+    to instruction translation per 1000 instructions (replay.cost_pki:
+    STLB hits x refill cycles + walks x walk cycles, the model table's
+    costs), None (n/a) where a needed cost has no sourced figure."""
     out = {}
     for m in res_set['models']:
         c = {'l1_misses': m['l1_misses'], 'stlb_misses': m['stlb_misses'],
+             'stlb_hits': replay.stlb_hits(m),
+             'stlb_hit_cycles': m.get('stlb_hit_cycles'),
+             'walk_cycles': m.get('walk_cycles'),
+             'cost_cycles': replay.cost_cycles(m),
+             'cost_pki': replay.cost_pki(m, insns),
              'l1_mpki': 1000.0 * m['l1_misses'] / insns if insns else 0.0,
              'stlb_mpki': 1000.0 * m['stlb_misses'] / insns if insns else 0.0}
         if base is not None:
@@ -188,14 +197,27 @@ def model_cells(res_set, insns, base):
                              if b['l1_misses'] else None)
             c['stlb_ratio'] = (m['stlb_misses'] / b['stlb_misses']
                                if b['stlb_misses'] else None)
+            bc = (b['cost_cycles'] if 'cost_cycles' in b
+                  else replay.cost_cycles(b))
+            c['cost_ratio'] = (c['cost_cycles'] / bc
+                               if c['cost_cycles'] is not None and bc
+                               else None)
         out[m['name']] = c
     return out
 
 
+def lower(a, b):
+    """a < b, or None when either is n/a."""
+    return None if a is None or b is None else a < b
+
+
 def cap_verdicts(prog_rows, models):
-    """Per capped row: does the cap lower misses against the padded mode
-    (everything mapped), per model; and the sampler's fetch share against
-    the oracle's."""
+    """Per capped row: does the cap lower the cost (cycles lost to
+    instruction translation, model_cells) against the padded mode
+    (everything mapped), per model, and the L1 misses; and the sampler's
+    fetch share against the oracle's.  'Better' is the cost: a cap that
+    trades L1 misses for walks can lower the misses and still cost more.
+    A cost comparison is None where a cost is n/a."""
     out = []
     by = {r['row']: r for r in prog_rows}
     for r in prog_rows:
@@ -214,8 +236,14 @@ def cap_verdicts(prog_rows, models):
                          and v['share_ratio'] >= SHARE_BAR)
         for m in models:
             a, o, f = (x['cells'][m]['l1_misses'] for x in (r, orc, full))
+            ca, co, cf = (x['cells'][m].get('cost_pki')
+                          for x in (r, orc, full))
             v['models'][m] = {'sampler': a, 'oracle': o, 'all': f,
-                              'sampler_lower': a < f, 'oracle_lower': o < f}
+                              'sampler_lower': a < f, 'oracle_lower': o < f,
+                              'cost_sampler': ca, 'cost_oracle': co,
+                              'cost_all': cf,
+                              'sampler_cost_lower': lower(ca, cf),
+                              'oracle_cost_lower': lower(co, cf)}
         out.append(v)
     return out
 
@@ -229,12 +257,37 @@ def fmt_ratio(x):
     return '-' if x is None else '%.3g' % x
 
 
+def fmt_cost(c):
+    """A table cell: cycles per 1000 instructions (ratio), or n/a."""
+    if c.get('cost_pki') is None:
+        return 'n/a'
+    return '%.3g (%s)' % (c['cost_pki'], fmt_ratio(c.get('cost_ratio')))
+
+
+def cost_inputs(progs, models):
+    """'skylake: STLB hit 22, walk n/a; ...': the cycle costs the rows
+    were computed with (from the plugin's results; the first row that
+    has the model)."""
+    parts = []
+    for m in models:
+        c = next((r['cells'][m] for p in progs for r in p['rows']
+                  if m in r.get('cells', {})), None)
+        if c is None:
+            continue
+        parts.append('%s: STLB hit %s, walk %s' % (
+            m, 'n/a' if c.get('stlb_hit_cycles') is None
+            else c['stlb_hit_cycles'],
+            'n/a' if c.get('walk_cycles') is None else c['walk_cycles']))
+    return '; '.join(parts)
+
+
 def table(progs, models):
     """Markdown lines of the iTLB table."""
     L = ['| program | row | regions | huge fetch % | ' +
-         ' | '.join('%s L1 MPKI (×4 KB) | %s walks MPKI (×4 KB)' % (m, m)
+         ' | '.join('%s L1 MPKI (×4 KB) | %s walks MPKI (×4 KB) | '
+                    '%s cycles/1k insn (×4 KB)' % (m, m, m)
                     for m in models) + ' |',
-         '|' + '---|' * (4 + 2 * len(models))]
+         '|' + '---|' * (4 + 3 * len(models))]
     for p in progs:
         for r in p['rows']:
             cells = []
@@ -244,6 +297,7 @@ def table(progs, models):
                                             fmt_ratio(c.get('l1_ratio'))))
                 cells.append('%.3g (%s)' % (c['stlb_mpki'],
                                             fmt_ratio(c.get('stlb_ratio'))))
+                cells.append(fmt_cost(c))
             L.append('| %s | %s%s | %d | %.1f | %s |' % (
                 label(p), r['row'], ' †' if r.get('region_error') else '',
                 len(r['set']), r['huge_share'],
@@ -602,8 +656,14 @@ def report_lines(doc):
          'replay with its own 4 KB row). Regions: what the kernel '
          'PMD-mapped at the end of the program\'s run in that mode\'s '
          'guest (PAGEMAP_SCAN, checked against FilePmdMapped). In '
-         'parentheses: misses / misses of the 4 KB row.' % (
-             NOTE[0].upper() + NOTE[1:]),
+         'parentheses: misses / misses of the 4 KB row, and cost / cost '
+         'of the 4 KB row. Cost: the model\'s cycles lost to instruction '
+         'translation per 1000 instructions, (STLB hits × refill cycles '
+         '+ walks × walk cycles) × 1000 / instructions, with the cycle '
+         'costs of `bench/itlb/itlb_models.c` (each with its source '
+         'there; n/a where a needed cost has no sourced figure): %s.' % (
+             NOTE[0].upper() + NOTE[1:],
+             cost_inputs(doc['programs'], models) or 'none'),
          '']
     L += table(doc['programs'], models)
     L.append('')
@@ -628,13 +688,29 @@ def report_lines(doc):
     L.append('')
     L.append('### The cap: sampler and oracle against mapping everything')
     L.append('')
+    L.append('Judged by the cost (cycles lost to instruction translation '
+             'per 1000 instructions, the table\'s cost column), not by L1 '
+             'misses alone: lower or higher than mapping everything '
+             '(`all`); n/a where the cost is. Model results under QEMU '
+             'TCG.')
+    L.append('')
+
+    def cmp(lower):
+        return 'n/a' if lower is None else 'lower' if lower else 'not lower'
     for p in doc['programs']:
         for v in p['verdicts']:
             parts = []
             for m in models:
                 x = v['models'][m]
-                parts.append('%s L1 misses sampler %d, oracle %d, all %d'
-                             % (m, x['sampler'], x['oracle'], x['all']))
+                parts.append('%s cost sampler %s, oracle %s, all %s '
+                             '(sampler %s, oracle %s), L1 misses sampler '
+                             '%d, oracle %d, all %d'
+                             % (m, replay.fmt_cost(x.get('cost_sampler')),
+                                replay.fmt_cost(x.get('cost_oracle')),
+                                replay.fmt_cost(x.get('cost_all')),
+                                cmp(x.get('sampler_cost_lower')),
+                                cmp(x.get('oracle_cost_lower')),
+                                x['sampler'], x['oracle'], x['all']))
             L.append('- %s %s: fetch share of the sampler\'s regions %.1f %%, '
                      'oracle\'s %.1f %%, all %.1f %%: sampler holds %s %% of '
                      'the oracle (%s %.0f %%); %s' % (

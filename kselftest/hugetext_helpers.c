@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -789,4 +790,25 @@ void pad_reap(pid_t *pid)
 		waitpid(*pid, NULL, 0);
 	}
 	*pid = 0;
+}
+
+/*
+ * Run the caller, and the children it forks after, on the CPU it is on:
+ * 0 or -errno.  A file the test writes or reads and a child then runs
+ * leave their newest page cache folios in that CPU's LRU batch; the
+ * collapse a child's fault queues drains only its own CPU's batch (the
+ * rest is khugepaged's, which drains every CPU's), so a case that tests
+ * that collapse keeps both on one CPU.  The harness forks each case, so
+ * the affinity ends with it.
+ */
+int run_on_one_cpu(void)
+{
+	cpu_set_t one;
+	int cpu = sched_getcpu();
+
+	if (cpu < 0)
+		return -errno;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	return sched_setaffinity(0, sizeof(one), &one) ? -errno : 0;
 }

@@ -42,6 +42,7 @@ int collapse_retry(char *p, size_t len);
 double storm_now(void);
 char *jit_map(char *code, size_t len, int prot, int flags);
 void jit_emit(char *code, size_t len);
+int run_on_one_cpu(void);
 int khugepaged_awake(struct thp_settings *settings, size_t pmdsize,
 		     int passes, int secs);
 long jit_run(char *code, size_t len);

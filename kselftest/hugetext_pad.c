@@ -159,6 +159,8 @@ FIXTURE_SETUP(pad)
 	if (variant->pr != PAD_PR_KNOB && variant->pr != PAD_PR_THP_DISABLE &&
 	    prctl(PR_GET_HT, 0, 0, 0, 0) < 0)
 		SKIP(return, "no %s in this kernel\n", PR_SET_HT_NAME);
+	/* the test's file and its child's collapse on one CPU (run_on_one_cpu()) */
+	ASSERT_EQ(run_on_one_cpu(), 0);
 	self->base = 2 * self->pmdsize;
 	self->tail = self->pmdsize / 4 * 3;
 	snprintf(self->path, sizeof(self->path), "hugetext-pad.%d", getpid());

@@ -72,9 +72,17 @@ static void cpu_fetch(struct itlb_cpu *c, uint64_t key)
 		return;
 	c->st.l1_miss++;
 	c->st.l1_miss_2m += big;
-	/* L1 was filled above; now the second level (filled on a miss) */
-	if (itlb_level_access(&c->l2, key))
+	/*
+	 * L1 was filled above; now the second level (filled on a miss).
+	 * Every L1 miss, of every model (a unified L1 too), is looked up
+	 * there, so l2_hit + l2_miss == l1_miss; l2_hit is counted on its
+	 * own all the same, so that the cost (STLB hits x refill cost)
+	 * stays exact if a path that skips the second level is ever added.
+	 */
+	if (itlb_level_access(&c->l2, key)) {
+		c->st.l2_hit++;
 		return;
+	}
 	c->st.l2_miss++;
 	c->st.l2_miss_2m += big;
 }

@@ -31,6 +31,14 @@ struct itlb_model {
 	struct itlb_geom l1_2m;	/* L1 iTLB for 2M/4M pages; 0 entries: the
 				 * l1_4k structure holds 2 MB entries too   */
 	struct itlb_geom l2;	/* second level, 4 KB and 2 MB entries      */
+	/*
+	 * What a translation costs, in core cycles, each with its source in
+	 * itlb_models.c; 0: no published figure found (reported as n/a,
+	 * never guessed).
+	 */
+	unsigned stlb_hit_cycles;	/* an L1 miss that hits the second
+					 * level: the refill of L1 from it   */
+	unsigned walk_cycles;		/* a second-level miss: a page walk  */
 };
 
 extern const struct itlb_model itlb_models[];
@@ -48,6 +56,7 @@ struct itlb_stats {
 	uint64_t lookups;	/* L1 lookups done (page visits, see below) */
 	uint64_t l1_miss;	/* L1 iTLB misses */
 	uint64_t l1_miss_2m;	/*   of which for 2 MB pages */
+	uint64_t l2_hit;	/* L1 misses that hit the second level */
 	uint64_t l2_miss;	/* STLB misses = page walks */
 	uint64_t l2_miss_2m;	/*   of which for 2 MB pages */
 };

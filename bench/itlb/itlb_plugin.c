@@ -454,6 +454,21 @@ static double per_k(uint64_t x, uint64_t insns)
 	return insns ? 1000.0 * (double)x / (double)insns : 0.0;
 }
 
+/* a cost input: its cycles, or null where no figure was sourced */
+static void json_cycles(FILE *f, const char *key, unsigned cycles)
+{
+	if (cycles)
+		fprintf(f, ", \"%s\": %u", key, cycles);
+	else
+		fprintf(f, ", \"%s\": null", key);
+}
+
+/*
+ * Per model: the counts, and the cost inputs of the model table
+ * (itlb_models.c): a report computes cycles per 1000 instructions as
+ * (stlb_hits * stlb_hit_cycles + stlb_misses * walk_cycles) * 1000 /
+ * instructions, n/a where a count is not 0 and its cost is null.
+ */
 static void json_models(FILE *f, const struct itlb_sim *tot, uint64_t insns)
 {
 	for (unsigned i = 0; i < tot->n; i++) {
@@ -467,8 +482,9 @@ static void json_models(FILE *f, const struct itlb_sim *tot, uint64_t insns)
 		fprintf(f, ", \"l1_4k\": [%u, %u], \"l1_2m\": [%u, %u], "
 			"\"l2\": [%u, %u], \"lookups\": %llu, "
 			"\"l1_misses\": %llu, \"l1_misses_2m\": %llu, "
-			"\"l1_mpki\": %.4f, \"stlb_misses\": %llu, "
-			"\"stlb_misses_2m\": %llu, \"stlb_mpki\": %.4f}",
+			"\"l1_mpki\": %.4f, \"stlb_hits\": %llu, "
+			"\"stlb_misses\": %llu, "
+			"\"stlb_misses_2m\": %llu, \"stlb_mpki\": %.4f",
 			m->l1_4k.entries, m->l1_4k.ways,
 			m->l1_2m.entries, m->l1_2m.ways,
 			m->l2.entries, m->l2.ways,
@@ -476,9 +492,13 @@ static void json_models(FILE *f, const struct itlb_sim *tot, uint64_t insns)
 			(unsigned long long)s->l1_miss,
 			(unsigned long long)s->l1_miss_2m,
 			per_k(s->l1_miss, insns),
+			(unsigned long long)s->l2_hit,
 			(unsigned long long)s->l2_miss,
 			(unsigned long long)s->l2_miss_2m,
 			per_k(s->l2_miss, insns));
+		json_cycles(f, "stlb_hit_cycles", m->stlb_hit_cycles);
+		json_cycles(f, "walk_cycles", m->walk_cycles);
+		fputc('}', f);
 	}
 }
 
@@ -509,6 +529,7 @@ static void at_exit(qemu_plugin_id_t id, void *ud)
 				a->lookups += b->lookups;
 				a->l1_miss += b->l1_miss;
 				a->l1_miss_2m += b->l1_miss_2m;
+				a->l2_hit += b->l2_hit;
 				a->l2_miss += b->l2_miss;
 				a->l2_miss_2m += b->l2_miss_2m;
 			}
@@ -534,10 +555,12 @@ static void at_exit(qemu_plugin_id_t id, void *ud)
 
 			snprintf(buf, sizeof(buf),
 				 "itlb: %-16s L1 iTLB misses %llu (%.3f /1k "
-				 "insn), STLB misses (walks) %llu (%.3f /1k "
-				 "insn)\n", tot[s].cpu[i].model->name,
+				 "insn), STLB hits %llu, STLB misses (walks) "
+				 "%llu (%.3f /1k insn)\n",
+				 tot[s].cpu[i].model->name,
 				 (unsigned long long)st->l1_miss,
 				 per_k(st->l1_miss, insns),
+				 (unsigned long long)st->l2_hit,
 				 (unsigned long long)st->l2_miss,
 				 per_k(st->l2_miss, insns));
 			out(buf);

@@ -9,8 +9,10 @@
  *   2m ADDR    fetch from a 2 MB page; its page is ADDR >> 21
  *   # ...      comment
  * Output, one line per model:
- *   MODEL lookups=N l1_miss=N l1_miss_2m=N l2_miss=N l2_miss_2m=N
- * -l lists the model table instead.
+ *   MODEL lookups=N l1_miss=N l1_miss_2m=N l2_hit=N l2_miss=N l2_miss_2m=N
+ * (l2_hit: L1 misses that hit the second level; l2_miss: page walks).
+ * -l lists the model table instead, with each model's cost inputs:
+ *   stlb_hit_cycles=N walk_cycles=N (or =na: no sourced figure).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,14 +20,25 @@
 
 #include "itlb_model.h"
 
+static void cost(const char *name, unsigned cycles)
+{
+	if (cycles)
+		printf(" %s=%u", name, cycles);
+	else
+		printf(" %s=na", name);
+}
+
 static void list(void)
 {
 	for (unsigned i = 0; i < itlb_n_models; i++) {
 		const struct itlb_model *m = &itlb_models[i];
 
-		printf("%s l1_4k=%u/%u l1_2m=%u/%u l2=%u/%u  %s\n", m->name,
+		printf("%s l1_4k=%u/%u l1_2m=%u/%u l2=%u/%u", m->name,
 		       m->l1_4k.entries, m->l1_4k.ways, m->l1_2m.entries,
-		       m->l1_2m.ways, m->l2.entries, m->l2.ways, m->desc);
+		       m->l1_2m.ways, m->l2.entries, m->l2.ways);
+		cost("stlb_hit_cycles", m->stlb_hit_cycles);
+		cost("walk_cycles", m->walk_cycles);
+		printf("  %s\n", m->desc);
 	}
 }
 
@@ -82,10 +95,12 @@ bad:
 		const struct itlb_stats *st = &sim.cpu[i].st;
 
 		printf("%s lookups=%llu l1_miss=%llu l1_miss_2m=%llu "
-		       "l2_miss=%llu l2_miss_2m=%llu\n", sim.cpu[i].model->name,
+		       "l2_hit=%llu l2_miss=%llu l2_miss_2m=%llu\n",
+		       sim.cpu[i].model->name,
 		       (unsigned long long)st->lookups,
 		       (unsigned long long)st->l1_miss,
 		       (unsigned long long)st->l1_miss_2m,
+		       (unsigned long long)st->l2_hit,
 		       (unsigned long long)st->l2_miss,
 		       (unsigned long long)st->l2_miss_2m);
 	}

@@ -78,6 +78,10 @@ class ModelTest(unittest.TestCase):
             name, *kv = line.split()
             res[name] = {k: int(v) for k, v in (x.split('=') for x in kv)}
         self.assertEqual(sorted(res), sorted(models))
+        # every L1 miss is looked up in the second level: it hits there
+        # (an STLB hit, the cost column's refill) or walks
+        for name, r in res.items():
+            self.assertEqual(r['l2_hit'] + r['l2_miss'], r['l1_miss'], name)
         return res
 
     def check(self, res, model, **want):
@@ -95,6 +99,64 @@ class ModelTest(unittest.TestCase):
                          ['l1_4k=256/8', 'l1_2m=32/8', 'l2=2048/16'])
         self.assertEqual(rows['neoverse-n1'],
                          ['l1_4k=48/48', 'l1_2m=0/0', 'l2=1280/5'])
+        # the cost inputs: only Skylake's STLB-hit refill has a sourced
+        # figure (the hugetext design's 22 cycles); the rest are n/a
+        costs = {m: c for m, c in self.table_costs().items()}
+        self.assertEqual(costs, {'skylake': (22, None),
+                                 'goldencove': (None, None),
+                                 'neoverse-n1': (None, None),
+                                 'goldencove-fa2m': (None, None)})
+
+    def table_costs(self):
+        """{model: (stlb_hit_cycles, walk_cycles)} from itlb-trace -l,
+        None for na."""
+        p = subprocess.run([os.path.join(build(), 'itlb-trace'), '-l'],
+                           capture_output=True, text=True, check=True)
+        out = {}
+        for line in p.stdout.splitlines():
+            f = line.split()
+            kv = dict(x.split('=') for x in f[4:6])
+            out[f[0]] = tuple(None if kv[k] == 'na' else int(kv[k])
+                              for k in ('stlb_hit_cycles', 'walk_cycles'))
+        return out
+
+    def test_stlb_hits_and_cost(self):
+        # 9 pages 64 KB apart, 5 rounds: Skylake's L1 set 0 (8 ways)
+        # misses every lookup, the STLB holds all 9 after the first round:
+        # 45 L1 misses = 9 walks + 36 STLB hits.  N1's 48 entries hold
+        # them: 9 L1 misses, all walks, no STLB hit.
+        res = self.trace([page4k(16 * i) for _ in range(5) for i in range(9)],
+                         models=('skylake', 'neoverse-n1'))
+        self.check(res, 'skylake', l1_miss=45, l2_hit=36, l2_miss=9)
+        self.check(res, 'neoverse-n1', l1_miss=9, l2_hit=0, l2_miss=9)
+        # the report's cost from these counts and the table's inputs:
+        # Skylake has walks and no sourced walk cost, so n/a, not 36 x 22
+        costs = self.table_costs()
+
+        def model(name):
+            r = res[name]
+            return {'l1_misses': r['l1_miss'], 'stlb_hits': r['l2_hit'],
+                    'stlb_misses': r['l2_miss'],
+                    'stlb_hit_cycles': costs[name][0],
+                    'walk_cycles': costs[name][1]}
+        self.assertIsNone(replay.cost_cycles(model('skylake')))
+        self.assertIsNone(replay.cost_cycles(model('neoverse-n1')))
+        # with a walk cost given (30: a test value, not a sourced one)
+        self.assertEqual(replay.cost_cycles(dict(model('skylake'),
+                                                 walk_cycles=30)),
+                         36 * 22 + 9 * 30)
+        self.assertAlmostEqual(replay.cost_pki(dict(model('skylake'),
+                                                    walk_cycles=30), 4500),
+                               1000.0 * (36 * 22 + 9 * 30) / 4500)
+        # N1 with an N1 walk cost: its 9 walks only (no STLB-hit cost
+        # needed, as there is no STLB hit)
+        self.assertEqual(replay.cost_cycles(dict(model('neoverse-n1'),
+                                                 walk_cycles=30)), 9 * 30)
+        # a unified L1 (N1): 41 small + 8 huge pages thrash its 48
+        # entries, every L1 miss after the first round hits the L2 TLB
+        cyc = [page4k(i) for i in range(41)] + [page2m(i) for i in range(8)]
+        res = self.trace(cyc * 3, models=('neoverse-n1',))
+        self.check(res, 'neoverse-n1', l1_miss=147, l2_hit=98, l2_miss=49)
 
     def test_working_set_that_fits_has_only_compulsory_misses(self):
         # 128 consecutive pages, 5 rounds: Skylake's 16 sets x 8 ways hold
@@ -293,6 +355,17 @@ class PluginTest(unittest.TestCase):
         # stays resident; 100 function pages cycle through 47 entries
         self.assertEqual(m['neoverse-n1']['l1_misses'], 1 + NFUNC * ROUNDS)
         self.assertEqual(m['neoverse-n1']['stlb_misses'], pages)
+        # STLB hits, the cost's other count: none on Skylake / Golden
+        # Cove (every miss is a first touch), 400 on N1
+        self.assertEqual(m['skylake']['stlb_hits'], 0)
+        self.assertEqual(m['neoverse-n1']['stlb_hits'],
+                         1 + NFUNC * ROUNDS - pages)
+        # the cost inputs of the model table, null where not sourced
+        self.assertEqual({n: (x['stlb_hit_cycles'], x['walk_cycles'])
+                          for n, x in m.items()},
+                         {'skylake': (22, None), 'goldencove': (None, None),
+                          'neoverse-n1': (None, None),
+                          'goldencove-fa2m': (None, None)})
         # page visits: _start, then (function, _start) per call
         self.assertEqual(m['skylake']['lookups'], 1 + 2 * NFUNC * ROUNDS)
         # all code comes from the one 2 MB file region at offset 0
@@ -364,6 +437,24 @@ class PluginTest(unittest.TestCase):
         self.assertEqual(got, [('none', NFUNC + 1), (rfile, 1)])
         self.assertEqual(doc['runs'][1]['regions'],
                          ['file 0x0 %s' % os.path.realpath(self.prog)])
+        # the table: STLB hits and the cost, labelled as a model result;
+        # 'none' has 101 walks and Skylake no sourced walk cost: n/a
+        p = subprocess.run(
+            ['python3', os.path.join(ITLB, 'replay.py'), '--plugin',
+             os.path.join(build(), 'itlb-plugin.so'), '--models',
+             'skylake', '--huge', 'none', '--', self.prog],
+            capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = p.stdout.splitlines()
+        self.assertIn('not hardware', lines[0])
+        self.assertTrue(lines[1].startswith('cost: cycles lost'))
+        self.assertIn('cyc/1k', lines[3])
+        row = next(ln.split() for ln in lines if ln.startswith('none'))
+        self.assertEqual(row[1:7], ['skylake', str(doc['runs'][0]['result']
+                                                   ['instructions']),
+                                    str(NFUNC + 1), row[4], '0',
+                                    str(NFUNC + 1)])
+        self.assertEqual(row[8], 'n/a')
 
 
 @unittest.skipUnless(HAVE_GCC, 'gcc missing')

@@ -413,13 +413,165 @@ class RowsTest(unittest.TestCase):
         self.assertEqual(len(v), 1)
         self.assertAlmostEqual(v[0]['share_ratio'], 90.0)
         self.assertTrue(v[0]['share_ok'])
+        # results without cost inputs (the plugin before them): the
+        # cost is n/a, never 0, and so is its comparison
         self.assertEqual(v[0]['models']['skylake'],
                          {'sampler': 20, 'oracle': 25, 'all': 30,
-                          'sampler_lower': True, 'oracle_lower': True})
+                          'sampler_lower': True, 'oracle_lower': True,
+                          'cost_sampler': None, 'cost_oracle': None,
+                          'cost_all': None, 'sampler_cost_lower': None,
+                          'oracle_cost_lower': None})
         lines = bi.table([{'program': 'prog', 'rows': rows}], ['skylake'])
         self.assertEqual(len(lines), 2 + len(rows))
-        self.assertIn('| prog | cap2 | 0 | 45.0 | 20 (0.2) | 1 (0.1) |',
-                      lines[4])
+        self.assertIn('| prog | cap2 | 0 | 45.0 | 20 (0.2) | 1 (0.1) | '
+                      'n/a |', lines[4])
+
+
+# A fabricated plugin result (the JSON of itlb-plugin.so's out=), one set
+# per row, 1,000,000 instructions.  skylake's cost inputs are the JSON's,
+# not the model table's: the walk cost 30 is a test value.  Costs by hand,
+# (STLB hits x 22 + walks x 30) / 1000 per 1000 instructions:
+#   4 KB     800 x 22 + 200 x 30 = 23600 -> 23.6  (ratio 1)
+#   all      290 x 22 +  10 x 30 =  6680 -> 6.68  (6680 / 23600 = 0.283)
+#   cap2     50 x 22 + 200 x 30 =  7100 -> 7.1   (0.301): fewer L1 misses
+#            than all (250 < 300) and yet a higher cost
+#   oracle   275 x 22 +   5 x 30 =  6200 -> 6.2   (0.263): lower than all
+# neoverse-n1 has no sourced cost (null): n/a everywhere.
+FAKE_PLUGIN_JSON = '''{
+  "kind": "itlb-model", "instructions": 1000000, "sets": [
+%s
+  ]
+}'''
+
+
+def fake_set(name, huge, sky, n1):
+    def model(mname, l1, hits, walks, hc, wc):
+        return ('{"name": "%s", "l1_misses": %d, "stlb_hits": %d, '
+                '"stlb_misses": %d, "stlb_hit_cycles": %s, '
+                '"walk_cycles": %s}' % (mname, l1, hits, walks, hc, wc))
+    return ('   {"name": "%s", "huge_instructions": %d, "models": [%s, %s]}'
+            % (name, huge, model('skylake', *sky, 22, 30),
+               model('neoverse-n1', *n1, 'null', 'null')))
+
+
+class CostTest(unittest.TestCase):
+    """The cost column: cycles lost to instruction translation per 1000
+    instructions, from the plugin's counts and cost inputs."""
+
+    def test_formula(self):
+        cost = bi.replay.cost_cycles
+        m = {'l1_misses': 500, 'stlb_hits': 400, 'stlb_misses': 100,
+             'stlb_hit_cycles': 22, 'walk_cycles': 30}
+        self.assertEqual(cost(m), 400 * 22 + 100 * 30)
+        self.assertAlmostEqual(bi.replay.cost_pki(m, 2000000), 5.9)
+        # an unsourced cost with a count: n/a; with no count: no matter
+        self.assertIsNone(cost(dict(m, walk_cycles=None)))
+        self.assertIsNone(cost(dict(m, stlb_hit_cycles=None)))
+        self.assertEqual(cost(dict(m, stlb_misses=0, walk_cycles=None)),
+                         400 * 22)
+        # a result from before the costs: no inputs, n/a
+        old = {'l1_misses': 500, 'stlb_misses': 100}
+        self.assertIsNone(cost(old))
+        self.assertIsNone(bi.replay.cost_pki(old, 1000))
+        # ... and its STLB hits are L1 misses - walks (exact in the model)
+        self.assertEqual(bi.replay.stlb_hits(old), 400)
+        self.assertEqual(bi.replay.fmt_cost(None), 'n/a')
+
+    def rows(self):
+        import json
+        res = json.loads(FAKE_PLUGIN_JSON % ',\n'.join([
+            fake_set('s0', 0, (1000, 800, 200), (3000, 2800, 200)),
+            fake_set('s1', 900000, (300, 290, 10), (60, 50, 10)),
+            fake_set('s2', 450000, (250, 50, 200), (900, 700, 200)),
+            fake_set('s3', 500000, (280, 275, 5), (800, 795, 5))]))
+        insns = res['instructions']
+        base = {m['name']: m for m in res['sets'][0]['models']}
+        rows = []
+        for i, (name, kind, extra) in enumerate((
+                ('4 KB', 'none', {}), ('pad', 'pad', {}),
+                ('cap2', 'cap', {'n': 2}),
+                ('cap2, oracle', 'oracle', {'n': 2, 'candidates': 'pad'}))):
+            rset = res['sets'][i]
+            r = {'row': name, 'kind': kind, 'set': [[P, MB2]] * i,
+                 'share': 10.0 * i, 'instructions': insns,
+                 'huge_share': 100.0 * rset['huge_instructions'] / insns,
+                 'cells': bi.model_cells(rset, insns, base)}
+            r.update(extra)
+            rows.append(r)
+        return rows
+
+    def test_cells(self):
+        rows = self.rows()
+        sky = [r['cells']['skylake'] for r in rows]
+        self.assertEqual([c['stlb_hits'] for c in sky], [800, 290, 50, 275])
+        self.assertEqual([c['cost_cycles'] for c in sky],
+                         [23600, 6680, 7100, 6200])
+        for c, want in zip(sky, (23.6, 6.68, 7.1, 6.2)):
+            self.assertAlmostEqual(c['cost_pki'], want)
+        for c, want in zip(sky, (1.0, 6680 / 23600, 7100 / 23600,
+                                 6200 / 23600)):
+            self.assertAlmostEqual(c['cost_ratio'], want)
+        for r in rows:
+            n1 = r['cells']['neoverse-n1']
+            self.assertEqual((n1['cost_cycles'], n1['cost_pki'],
+                              n1['cost_ratio']), (None, None, None))
+
+    def test_verdict_is_the_cost(self):
+        rows = self.rows()
+        v = bi.cap_verdicts(rows, ['skylake', 'neoverse-n1'])
+        self.assertEqual(len(v), 1)
+        sky = v[0]['models']['skylake']
+        # fewer L1 misses than mapping everything, but more cycles
+        self.assertTrue(sky['sampler_lower'])
+        self.assertFalse(sky['sampler_cost_lower'])
+        self.assertTrue(sky['oracle_cost_lower'])
+        self.assertAlmostEqual(sky['cost_sampler'], 7.1)
+        self.assertAlmostEqual(sky['cost_all'], 6.68)
+        n1 = v[0]['models']['neoverse-n1']
+        self.assertIsNone(n1['sampler_cost_lower'])
+        self.assertIsNone(n1['cost_sampler'])
+
+    def test_report(self):
+        import json
+        rows = self.rows()
+        models = ['skylake', 'neoverse-n1']
+        prog = {'program': 'prog', 'rows': rows, 'instructions': 1000000,
+                'native_s': 1.0, 'replay_s': [10.0], 'sets_per_replay': [4, 0],
+                'verdicts': bi.cap_verdicts(rows, models)}
+        doc = {'note': bi.NOTE, 'models': models, 'programs': [prog]}
+        # itlb.json: the cost and its inputs beside the MPKIs, n/a as null
+        back = json.loads(json.dumps(doc))
+        cell = back['programs'][0]['rows'][2]['cells']
+        self.assertEqual(cell['skylake']['cost_cycles'], 7100)
+        self.assertEqual(cell['skylake']['walk_cycles'], 30)
+        self.assertIsNone(cell['neoverse-n1']['cost_pki'])
+        lines = bi.report_lines(doc)
+        text = '\n'.join(lines)
+        # the heading: what the cost is, where its figures come from, and
+        # that it is a model result under QEMU TCG
+        self.assertIn('Model under QEMU TCG, not hardware', text)
+        self.assertIn('`bench/itlb/itlb_models.c`', text)
+        self.assertIn('skylake: STLB hit 22, walk 30; neoverse-n1: STLB hit '
+                      'n/a, walk n/a', text)
+        head = next(ln for ln in lines if ln.startswith('| program |'))
+        self.assertIn('| skylake L1 MPKI (×4 KB) | skylake walks MPKI (×4 KB)'
+                      ' | skylake cycles/1k insn (×4 KB) |', head)
+        row = {ln.split(' | ')[1]: ln for ln in lines
+               if ln.startswith('| prog |')}
+        self.assertIn('| 1 (1) | 0.2 (1) | 23.6 (1) | 3 (1) | 0.2 (1) | '
+                      'n/a |', row['4 KB'])
+        self.assertIn('| 0.3 (0.3) | 0.01 (0.05) | 6.68 (0.283) | ',
+                      row['pad'])
+        self.assertIn('| 0.25 (0.25) | 0.2 (1) | 7.1 (0.301) | ',
+                      row['cap2'])
+        self.assertIn('| 6.2 (0.263) |', row['cap2, oracle'])
+        verdict = next(ln for ln in lines if ln.startswith('- prog cap2:'))
+        self.assertIn('skylake cost sampler 7.1, oracle 6.2, all 6.68 '
+                      '(sampler not lower, oracle lower), L1 misses sampler '
+                      '250, oracle 280, all 300', verdict)
+        self.assertIn('neoverse-n1 cost sampler n/a, oracle n/a, all n/a '
+                      '(sampler n/a, oracle n/a)', verdict)
+        self.assertIn('not by L1 misses alone', text)
 
 
 if __name__ == '__main__':

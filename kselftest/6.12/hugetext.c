@@ -1092,6 +1092,8 @@ FIXTURE_SETUP(rollback)
 	if (access(SPLIT_DEBUGFS, W_OK))
 		SKIP(return, "no %s (debugfs not mounted, or no CONFIG_DEBUG_FS)\n",
 		     SPLIT_DEBUGFS);
+	/* the test's file and its child's collapse on one CPU (run_on_one_cpu()) */
+	ASSERT_EQ(run_on_one_cpu(), 0);
 	self->base = 2 * self->pmdsize;
 	self->tail = self->pmdsize / 4 * 3;
 	for (i = 0; i < 2; i++) {
@@ -1395,6 +1397,8 @@ FIXTURE_SETUP(lib)
 #endif
 	if (!huge_cache_fs())
 		SKIP(return, "not ext4, xfs or btrfs: no PMD-sized page cache folios\n");
+	/* ld.so's read of the library and the child's collapse on one CPU */
+	ASSERT_EQ(run_on_one_cpu(), 0);
 	ASSERT_EQ(lib_beside_self(variant->so, so, sizeof(so)), 0);
 	ASSERT_EQ(access(so, R_OK), 0) {
 		TH_LOG("%s: built with this test (the Makefile's TEST_GEN_FILES)", so);
