@@ -154,6 +154,8 @@ FIXTURE_SETUP(pad)
 	self->pid = 0;
 	self->path[0] = 0;
 	why = pad_unsupported(&self->pmdsize);
+	if (geteuid())
+		SKIP(return, "not root: the THP and hugetext settings are root's to write\n");
 	if (why)
 		SKIP(return, "%s\n", why);
 	if (variant->pr != PAD_PR_KNOB && variant->pr != PAD_PR_THP_DISABLE &&

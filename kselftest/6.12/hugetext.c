@@ -140,6 +140,8 @@ FIXTURE_SETUP(hugetext)
 {
 	unsigned char page[4096];
 
+	if (geteuid())
+		SKIP(return, "not root: the THP and hugetext settings are root's to write\n");
 	if (access(KNOB, F_OK))
 		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
 	if (!emit_fn(page, 0))
@@ -541,6 +543,8 @@ TEST(data_readahead)
 	size_t done;
 	int fd;
 
+	if (geteuid())
+		SKIP(return, "not root: the THP and hugetext settings are root's to write\n");
 	if (access(KNOB, F_OK))
 		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
 	if (prctl(PR_GET_HUGETEXT, 0, 0, 0, 0) < 0)
@@ -746,6 +750,8 @@ TEST(pie_placement)
 	int i, congruent = 0;
 	long align0;
 
+	if (geteuid())
+		SKIP(return, "not root: the THP and hugetext settings are root's to write\n");
 	if (access(KNOB, F_OK))
 		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
 	if (prctl(PR_GET_HUGETEXT, 0, 0, 0, 0) < 0)
@@ -821,6 +827,8 @@ TEST(prctl_args)
 	int status;
 	pid_t pid;
 
+	if (geteuid())
+		SKIP(return, "not root: the THP and hugetext settings are root's to write\n");
 	if (prctl(PR_GET_HUGETEXT, 0, 0, 0, 0) < 0)
 		SKIP(return, "no PR_SET_HUGETEXT in this kernel\n");
 	/* the harness never sets it: its children start with the default */
@@ -869,6 +877,8 @@ FIXTURE(aslr)
 FIXTURE_SETUP(aslr)
 {
 	self->rnd_saved = -1;
+	if (geteuid())
+		SKIP(return, "not root: the THP and hugetext settings are root's to write\n");
 	if (access(KNOB, F_OK))
 		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
 	if (prctl(PR_GET_HUGETEXT, 0, 0, 0, 0) < 0)
@@ -1087,6 +1097,8 @@ FIXTURE_SETUP(rollback)
 	memset(self->pid, 0, sizeof(self->pid));
 	memset(self->path, 0, sizeof(self->path));
 	why = pad_unsupported(&self->pmdsize);
+	if (geteuid())
+		SKIP(return, "not root: the THP and hugetext settings are root's to write\n");
 	if (why)
 		SKIP(return, "%s\n", why);
 	if (access(SPLIT_DEBUGFS, W_OK))
@@ -1247,6 +1259,8 @@ TEST(anon_placement)
 	int base, n;
 	long m0;
 
+	if (geteuid())
+		SKIP(return, "not root: the THP and hugetext settings are root's to write\n");
 	if (access(KNOB, F_OK))
 		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
 	saved = knob_read();
@@ -1282,6 +1296,8 @@ TEST(overlay_data_file)
 	unsigned long saved;
 	long m0;
 
+	if (geteuid())
+		SKIP(return, "not root: the THP and hugetext settings are root's to write\n");
 	if (access(KNOB, F_OK))
 		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
 	ASSERT_NE(mkdtemp(dir), NULL);
@@ -1386,6 +1402,8 @@ FIXTURE_SETUP(lib)
 	self->pid = 0;
 	self->pipe = -1;
 	self->dir[0] = 0;
+	if (geteuid())
+		SKIP(return, "not root: the THP and hugetext settings are root's to write\n");
 	if (access(KNOB, F_OK))
 		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
 	self->pmdsize = read_pmd_pagesize();

@@ -133,6 +133,8 @@ FIXTURE_SETUP(hugetext)
 {
 	unsigned char page[4096];
 
+	if (geteuid())
+		SKIP(return, "not root: the THP and hugetext settings are root's to write\n");
 	if (access(FILE_KNOB, F_OK))
 		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
 	if (!emit_fn(page, 0))
@@ -513,6 +515,8 @@ TEST(data_readahead)
 	size_t done;
 	int fd;
 
+	if (geteuid())
+		SKIP(return, "not root: the THP and hugetext settings are root's to write\n");
 	if (access(FILE_KNOB, F_OK))
 		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
 	if (prctl(PR_GET_THP_EXEC, 0, 0, 0, 0) < 0)
@@ -704,6 +708,8 @@ TEST(pie_placement)
 	int i, congruent = 0;
 	long align0;
 
+	if (geteuid())
+		SKIP(return, "not root: the THP and hugetext settings are root's to write\n");
 	if (access(FILE_KNOB, F_OK))
 		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
 	if (prctl(PR_GET_THP_EXEC, 0, 0, 0, 0) < 0)
@@ -777,6 +783,8 @@ TEST(prctl_args)
 	int status;
 	pid_t pid;
 
+	if (geteuid())
+		SKIP(return, "not root: the THP and hugetext settings are root's to write\n");
 	if (prctl(PR_GET_THP_EXEC, 0, 0, 0, 0) < 0)
 		SKIP(return, "no PR_SET_THP_EXEC in this kernel\n");
 	/* the harness never sets it: its children start with the default */
@@ -950,6 +958,8 @@ FIXTURE(aslr)
 FIXTURE_SETUP(aslr)
 {
 	self->rnd_saved = -1;
+	if (geteuid())
+		SKIP(return, "not root: the THP and hugetext settings are root's to write\n");
 	if (access(FILE_KNOB, F_OK))
 		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
 	if (prctl(PR_GET_THP_EXEC, 0, 0, 0, 0) < 0)
@@ -1169,6 +1179,8 @@ FIXTURE_SETUP(rollback)
 	memset(self->pid, 0, sizeof(self->pid));
 	memset(self->path, 0, sizeof(self->path));
 	why = pad_unsupported(&self->pmdsize);
+	if (geteuid())
+		SKIP(return, "not root: the THP and hugetext settings are root's to write\n");
 	if (why)
 		SKIP(return, "%s\n", why);
 	if (access(SPLIT_DEBUGFS, W_OK))
@@ -1328,6 +1340,8 @@ TEST(anon_placement)
 	unsigned int i;
 	int base, n;
 
+	if (geteuid())
+		SKIP(return, "not root: the THP and hugetext settings are root's to write\n");
 	if (access(FILE_KNOB, F_OK))
 		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
 	saved = mode_read();
@@ -1379,6 +1393,8 @@ TEST(overlay_data_file)
 	int fd, real_fd = -1, i, real = -1, off = -1, on = -1;
 	unsigned long saved;
 
+	if (geteuid())
+		SKIP(return, "not root: the THP and hugetext settings are root's to write\n");
 	if (access(FILE_KNOB, F_OK))
 		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
 	ASSERT_NE(mkdtemp(dir), NULL);
@@ -1489,6 +1505,8 @@ FIXTURE_SETUP(lib)
 	self->pid = 0;
 	self->pipe = -1;
 	self->dir[0] = 0;
+	if (geteuid())
+		SKIP(return, "not root: the THP and hugetext settings are root's to write\n");
 	if (access(FILE_KNOB, F_OK))
 		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
 	self->pmdsize = read_pmd_pagesize();
