@@ -14,7 +14,7 @@
  * per unit of work is (count(N) - count(empty)) / N, and per fault the
  * same divided by the work window's faults less the empty window's.
  *
- * MODE file -f PATH [-s STRIDE] [-e require|try|none] [-x]
+ * MODE file -f PATH [-s STRIDE] [-e require|try|none] [-x] [-R]
  *   maps PATH (N * STRIDE bytes from offset 0; created and filled with
  *   return instructions when missing or too short) PROT_READ|PROT_EXEC
  *   MAP_PRIVATE at a 2 MB-aligned address, evicts it from the page cache
@@ -24,7 +24,10 @@
  *   bytes (default 4096): reads it, or with -x calls it (an instruction
  *   fetch fault; the byte must be a return instruction).  A 4 KB-fault
  *   kernel takes N faults, a kernel mapping 2 MB on the first fault one per
- *   2 MB region.  mmap, eviction and munmap are outside the window.
+ *   2 MB region.  -R: madvise(MADV_RANDOM) on the mapping (no read-around:
+ *   a kernel that honours it for the mapping reads 4 KB per fault; the
+ *   window's majflt says whether it did).  mmap, madvise, eviction and
+ *   munmap are outside the window.
  * MODE anon [-s STRIDE] [-H]
  *   a will-it-scale page_fault1-like loop: in the window, mmap N * STRIDE
  *   bytes of private anonymous memory, write one byte every STRIDE bytes,
@@ -111,7 +114,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: fault-loop [-r REPEATS] [-c CPU] file -f PATH [-s STRIDE] "
-		"[-e require|try|none] [-x] N\n"
+		"[-e require|try|none] [-x] [-R] N\n"
 		"       fault-loop [-r REPEATS] [-c CPU] anon [-s STRIDE] [-H] N\n"
 		"       fault-loop [-r REPEATS] [-c CPU] exec [-p PROG] N\n");
 	exit(2);
@@ -128,6 +131,7 @@ struct opts {
 	int evict;		/* 2 require, 1 try, 0 none */
 	int fetch;
 	int nohuge;
+	int random;
 };
 
 struct faults {
@@ -252,6 +256,8 @@ static void run_file(const struct opts *o)
 			if (mmap(p, len, PROT_READ | PROT_EXEC,
 				 MAP_PRIVATE | MAP_FIXED, fd, 0) != p)
 				die("mmap file");
+			if (o->random && madvise(p, len, MADV_RANDOM))
+				die("madvise");
 			for (int t = 0; ; t++) {
 				if (o->evict &&
 				    posix_fadvise(fd, 0, len, POSIX_FADV_DONTNEED))
@@ -385,7 +391,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "+r:c:f:s:e:xHp:")) != -1) {
+	while ((c = getopt(argc, argv, "+r:c:f:s:e:xHRp:")) != -1) {
 		switch (c) {
 		case 'r': o->repeats = (int)num(optarg, 1); break;
 		case 'c': o->cpu = (int)num(optarg, 0); break;
@@ -399,6 +405,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'x': o->fetch = 1; break;
 		case 'H': o->nohuge = 1; break;
+		case 'R': o->random = 1; break;
 		case 'p': o->prog = optarg; break;
 		default: usage();
 		}

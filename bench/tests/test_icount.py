@@ -376,6 +376,12 @@ class PluginTest(unittest.TestCase):
         w = [j['user'] for j in icount_report.join(res, out) if j['n']]
         self.assertEqual(len(set(w)), 1)
         self.assertNotEqual(w[0], work[10])
+        # -R (MADV_RANDOM, outside the window) leaves the window's own
+        # instructions as they are
+        res, out, _ = self.fault_loop(['-r', '2', 'file', '-f', f, '-R',
+                                       '-e', 'try', '10'])
+        self.assertEqual({j['user'] for j in icount_report.join(res, out)
+                          if j['n']}, {w[0]})
 
     def test_fault_loop_exec_windows(self):
         res, out, lines = self.fault_loop(['-r', '2', 'exec', '3'])
