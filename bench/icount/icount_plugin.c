@@ -73,7 +73,7 @@
 #include <unistd.h>
 
 #include "icount_marker.h"
-#include "qemu_plugin_api.h"
+#include "../qemu_plugin_api.h"
 
 QP_EXPORT int qemu_plugin_version = 1;
 
