@@ -57,7 +57,7 @@
 #include <unistd.h>
 
 #include "itlb_model.h"
-#include "qemu_plugin_api.h"
+#include "../qemu_plugin_api.h"
 
 QP_EXPORT int qemu_plugin_version = 1;
 

@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Our own declarations of the few QEMU TCG plugin API (version 1) entry
- * points this plugin uses, written from the API documentation of
- * include/qemu/qemu-plugin.h (QEMU 7.2, QEMU_PLUGIN_VERSION 1).  Debian 12
- * ships no plugin header.  The functions are resolved at load time from
- * the qemu binary (qemu-x86_64 exports them: nm -D /usr/bin/qemu-x86_64).
+ * Our own declarations of the QEMU TCG plugin API (version 1) entry points
+ * the bench's plugins use (itlb/itlb-plugin.so, icount/icount-plugin.so),
+ * written from the API documentation of include/qemu/qemu-plugin.h (QEMU
+ * 7.2, QEMU_PLUGIN_VERSION 1).  Debian 12 ships no plugin header.  The
+ * functions are resolved at load time from the qemu binary (qemu-x86_64,
+ * qemu-system-x86_64, qemu-aarch64 and qemu-system-aarch64 export them:
+ * nm -D /usr/bin/qemu-x86_64 | grep qemu_plugin).  In QEMU 9.0
+ * qemu_plugin_insn_data() changed to copy into a buffer (and API version 2
+ * changed other calls): recheck these against a newer QEMU.
  *
  * Only what is used is declared; layouts that are passed by pointer and
  * read (qemu_info_t) follow the 7.2 definition.
  */
-#ifndef ITLB_QEMU_PLUGIN_API_H
-#define ITLB_QEMU_PLUGIN_API_H
+#ifndef BENCH_QEMU_PLUGIN_API_H
+#define BENCH_QEMU_PLUGIN_API_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -70,6 +74,10 @@ void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *tb,
 					  void *userdata);
 void qemu_plugin_register_vcpu_syscall_cb(qemu_plugin_id_t id,
 					  qemu_plugin_vcpu_syscall_cb_t cb);
+void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
+					    qemu_plugin_vcpu_udata_cb_t cb,
+					    enum qemu_plugin_cb_flags flags,
+					    void *userdata);
 void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id,
 				    qemu_plugin_udata_cb_t cb,
 				    void *userdata);
@@ -79,6 +87,7 @@ uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
 struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb,
 						 size_t idx);
 uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
+const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
 size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
 void *qemu_plugin_insn_haddr(const struct qemu_plugin_insn *insn);
 
