@@ -73,6 +73,7 @@
 #include <unistd.h>
 
 #include "icount_marker.h"
+#include "../plugin_out.h"
 #include "../qemu_plugin_api.h"
 
 QP_EXPORT int qemu_plugin_version = 1;
@@ -141,22 +142,15 @@ static void on_tb(unsigned int vi, void *ud)
 	c->u += v & 0xffffffffu;
 }
 
-static void on_insn_k(unsigned int vi, void *ud)
+/* count=insn: one instruction, a kernel one when @ud is not NULL */
+static void on_insn(unsigned int vi, void *ud)
 {
-	(void)ud;
-	if (vi < MAX_VCPUS)
+	if (vi >= MAX_VCPUS)
+		__atomic_store_n(&vcpu_overflow, 1, __ATOMIC_RELAXED);
+	else if (ud)
 		vcpus[vi].k++;
 	else
-		__atomic_store_n(&vcpu_overflow, 1, __ATOMIC_RELAXED);
-}
-
-static void on_insn_u(unsigned int vi, void *ud)
-{
-	(void)ud;
-	if (vi < MAX_VCPUS)
 		vcpus[vi].u++;
-	else
-		__atomic_store_n(&vcpu_overflow, 1, __ATOMIC_RELAXED);
 }
 
 static void add_window(unsigned vi, int tag, uint64_t k, uint64_t u)
@@ -307,8 +301,8 @@ static void on_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 				(void *)(uintptr_t)ud);
 		} else if (count_insn) {
 			qemu_plugin_register_vcpu_insn_exec_cb(
-				insn, kern[i] ? on_insn_k : on_insn_u,
-				QEMU_PLUGIN_CB_NO_REGS, NULL);
+				insn, on_insn, QEMU_PLUGIN_CB_NO_REGS,
+				kern[i] ? (void *)1 : NULL);
 		}
 	}
 }
@@ -396,12 +390,7 @@ static void at_exit(qemu_plugin_id_t id, void *ud)
 		char path[PATH_MAX];
 		FILE *f;
 
-		if (getpid() != install_pid)
-			snprintf(path, sizeof(path), "%s.%d", out_path,
-				 (int)getpid());
-		else
-			snprintf(path, sizeof(path), "%s", out_path);
-		f = fopen(path, "w");
+		f = plugin_out_open(out_path, install_pid, path, sizeof(path));
 		if (!f) {
 			snprintf(buf, sizeof(buf), "icount: cannot write %s: %s\n",
 				 path, strerror(errno));

@@ -57,6 +57,7 @@
 #include <unistd.h>
 
 #include "itlb_model.h"
+#include "../plugin_out.h"
 #include "../qemu_plugin_api.h"
 
 QP_EXPORT int qemu_plugin_version = 1;
@@ -578,13 +579,7 @@ static void at_exit(qemu_plugin_id_t id, void *ud)
 		char path[PATH_MAX];
 		FILE *f;
 
-		/* a forked guest child writes beside, not over, the parent */
-		if (getpid() != install_pid)
-			snprintf(path, sizeof(path), "%s.%d", out_path,
-				 (int)getpid());
-		else
-			snprintf(path, sizeof(path), "%s", out_path);
-		f = fopen(path, "w");
+		f = plugin_out_open(out_path, install_pid, path, sizeof(path));
 		if (!f) {
 			snprintf(buf, sizeof(buf), "itlb: cannot write %s: %s\n",
 				 path, strerror(errno));
