@@ -130,11 +130,19 @@ $(foreach l,$(IMAGE_LINES),$(eval $(call image_rule,$(l))))
 # The other arches of scripts/arches.list (arm64): a rootfs of that arch's
 # Debian programs and cross-compiled selftests (out/arm64/rootfs.img),
 # after the main kernel's image for it.  arch_rules NAME IMAGE
+# (and, when the mainline series' tree is there, after that kernel's image
+# for the arch: its selftests need its uapi headers for the arch)
 define arch_rules
 $(O)/$(1)/rootfs.img: $(SELFTESTS_IN) $(ROOTFS_IN) $(S)/userland.list \
-		$(S)/fetch-userland.sh | $(SRC_STAMP) deps $(O)/$(1)/$(2)
+		$(S)/fetch-userland.sh $(MAINLINE_TEST) | $(SRC_STAMP) deps $(O)/$(1)/$(2) \
+		$(if $(MAINLINE_OUT),$(patsubst $(CURDIR)/%,%,$(MAINLINE_OUT))/$(1)/$(2))
 	@HUGETEXT_ARCH=$(1) $(S)/mkrootfs.sh
 endef
+# the mainline series' output directory, when its tree is there (base.sh)
+MAINLINE_OUT := $(shell . $(S)/base.sh && mainline_kout)
+# (its kselftest's sources there, all of them: hugetext.c and the other
+# programs and helpers kselftest/ makes, scripts/kselftest.py)
+MAINLINE_TEST := $(if $(MAINLINE_OUT),$(wildcard $(MAINLINE_OUT)/src/tools/testing/selftests/mm/hugetext*.[ch]))
 OTHER_ARCHES := $(shell . $(S)/base.sh && arch_others | tr ' ' :)
 arch_word = $(word $(2),$(subst :, ,$(1)))
 $(foreach a,$(OTHER_ARCHES),$(eval $(call arch_rules,$(call arch_word,$(a),1),$(call arch_word,$(a),2))))
@@ -143,10 +151,6 @@ $(foreach a,$(OTHER_ARCHES),$(eval $(call arch_rules,$(call arch_word,$(a),1),$(
 # the mainline series' own selftest when its tree is there (mainline_kout).
 # After the main kernel: its series' own selftest (mm_hugetext) is built
 # against the uapi headers that build installs (out/build-main/usr/include)
-MAINLINE_OUT := $(shell . $(S)/base.sh && mainline_kout)
-# (its kselftest's sources there, all of them: hugetext.c and the other
-# programs and helpers kselftest/ makes, scripts/kselftest.py)
-MAINLINE_TEST := $(if $(MAINLINE_OUT),$(wildcard $(MAINLINE_OUT)/src/tools/testing/selftests/mm/hugetext*.[ch]))
 $(SELFTESTS_STAMP): $(SELFTESTS_IN) $(TOOL_LIB) $(SRC_STAMP) $(MAINLINE_TEST) | deps $(O)/bzImage
 	@top=$(CURDIR) && . $(S)/base.sh && build_begin $(CURDIR)/$(O)/selftests && \
 	make -s -C selftests OUT=$(CURDIR)/$(O)/selftests KSFT=$(CURDIR)/$(O)/src/tools/testing/selftests \

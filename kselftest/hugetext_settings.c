@@ -122,18 +122,17 @@ static long rwx_touched_huge(unsigned long pmdsize)
 
 /*
  * hugetext stays off where a PMD maps more than 32M (arm64 with 64K pages:
- * 512M): writes of 1..3 to the knob fail with EOPNOTSUPP and leave 0,
- * turning text or JIT code on by prctl fails the same way and leaves the
- * process on the system setting, and with THP "never" a read-write-execute
- * mapping touched once gets no huge page whatever was tried.  Where a PMD
- * maps 32M or less (4K pages: 2M; arm64 with 16K pages: 32M, the
- * boundary) the same calls succeed and the touched region is PMD-mapped.
- * Turning it off (the knob's 0, PR_HT_SET alone) and
+ * 512M): turning text, JIT code or both on with the knobs fails with
+ * EOPNOTSUPP and leaves them off, turning them on by prctl fails the same
+ * way and leaves the process on the system setting, and with THP "never"
+ * a read-write-execute mapping touched once gets no huge page whatever was
+ * tried.  Where a PMD maps 32M or less (4K pages: 2M; arm64 with 16K
+ * pages: 32M, the boundary) the same calls succeed and the touched region
+ * is PMD-mapped.  Turning it off (the knobs off, PR_HT_SET alone) and
  * PR_HT_SYSTEM succeed on both sides.
  */
 TEST(big_pmd)
 {
-	static const char * const on[] = { "1", "2", "3", "1\n", "3\n" };
 	static const unsigned long pr_on[] = {
 		PR_HT_SET | PR_HT_FILE, PR_HT_SET | PR_HT_ANON,
 		PR_HT_SET | PR_HT_FILE | PR_HT_ANON,
@@ -150,12 +149,13 @@ TEST(big_pmd)
 		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
 	TH_LOG("a PMD maps %luM: hugetext %s", pmdsize >> 20, big ? "refused" : "allowed");
 	saved = mode_read();
-	for (i = 0; i < ARRAY_SIZE(on); i++) {
-		rc = path_write(HT_KNOB, on[i]);
+	/* each kind and both, on the series' knobs (mode_write()) */
+	for (i = 1; i <= (PR_HT_FILE | PR_HT_ANON); i++) {
+		rc = mode_write(i);
 		EXPECT_EQ(rc, big ? -EOPNOTSUPP : 0) {
-			TH_LOG("writing %.1s", on[i]);
+			TH_LOG("turning on kinds %#x", i);
 		}
-		EXPECT_EQ(mode_read(), big ? 0 : (unsigned long)(on[i][0] - '0'));
+		EXPECT_EQ(mode_read(), big ? 0 : i);
 	}
 	EXPECT_EQ(mode_write(0), 0);
 

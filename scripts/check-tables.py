@@ -154,14 +154,16 @@ def check(top):
                 continue
             images.update({pre + first_image, pre + first_image + '-nohugetext'})
             ksuites[c[0]] = (i, os.path.join(top, c[4]))
-        for n, c in arches[1:]:
-            if len(c) < 8:
-                continue
-            img = c[0] + '/' + os.path.basename(c[7])
-            images.add(img)
-            if len(c) > 11 and c[11] != '-':
-                for v in c[11].split(','):
-                    images.add(img + '-' + v.split('=')[0])
+            # make check builds every kernel on every other arch, with
+            # that arch's variants (check.sh)
+            for an, ac in arches[1:]:
+                if len(ac) < 8:
+                    continue
+                img = pre + ac[0] + '/' + os.path.basename(ac[7])
+                images.add(img)
+                if len(ac) > 11 and ac[11] != '-':
+                    for v in ac[11].split(','):
+                        images.add(img + '-' + v.split('=')[0])
 
     # which tests exist and where the series' kselftests come from
     programs = makefile_programs(os.path.join(T, 'Makefile'))

@@ -239,10 +239,17 @@ if step kernel-builds-bisectable-and-hugetext-n "$top/scripts/bisect-build.sh"; 
 		# x86-64) and a rootfs of that arch's Debian programs; their
 		# boots in scripts/boots.list fail without them
 		# (and its variants: arm64's 64 KB- and 16 KB-page kernels)
+		# (every kernel of kernels.list: the mainline series' arm64
+		# kernels too, before the rootfs, which holds both series'
+		# selftests built with each kernel's uapi headers)
 		while read -r a img _ variants; do
-			step "kernel-$a" make -s -C "$top" "out/$a/$img"
-			for v in ${variants//,/ }; do
-				[ "$v" = - ] || step "kernel-$a-${v%%=*}" make -s -C "$top" "out/$a/$img-${v%%=*}"
+			for k in "${kernels[@]}"; do
+				kout=$(kernel_select "$k" && echo "${KOUT#"$top"/}")
+				step "kernel$(ksuffix "$k")-$a" make -s -C "$top" "$kout/$a/$img"
+				for v in ${variants//,/ }; do
+					[ "$v" = - ] ||
+						step "kernel$(ksuffix "$k")-$a-${v%%=*}" make -s -C "$top" "$kout/$a/$img-${v%%=*}"
+				done
 			done
 			step "rootfs-$a" make -s -C "$top" "out/$a/rootfs.img"
 		done < <(arch_others)

@@ -88,14 +88,16 @@ install -m 0755 "$top/scripts/guest/demo" "$root/opt/hugetext/demo"
 install -m 0644 "$top/scripts/guest/lib.sh" "$root/opt/hugetext/lib.sh"
 
 # selftests (built static by selftests/Makefile, with the arch's compiler;
-# the series' own kselftest, mm_hugetext, with the uapi headers of this
-# arch's kernel build; the mainline series' needs that tree's uapi headers
-# for the arch: the host arch's only)
-mainline=
-[ -n "$cross" ] || mainline=$(mainline_kout)
+# each series' own kselftest, mm_hugetext and mm_hugetext_mainline, with
+# the uapi headers of that series' kernel build for this arch: AOUT's, and
+# the mainline tree's for the arch, MKOUT/build-main)
+mainline=$(mainline_kout)
+mkout=$mainline
+[ -z "$cross" ] || [ -z "$mainline" ] || mkout=$mainline/$ARCH_NAME
 build_begin "$out/selftests"
 rig_run make -s -C "$top/selftests" OUT="$out/selftests" KSFT="$top/out/src/tools/testing/selftests" \
-	CC="${CROSS}gcc" KHDR="$AOUT/build-main/usr/include" MAINLINE="$mainline"
+	CC="${CROSS}gcc" KHDR="$AOUT/build-main/usr/include" MAINLINE="$mainline" \
+	MAINLINE_KHDR="${mkout:+$mkout/build-main/usr/include}"
 build_end "$out/selftests"
 mkdir -p "$root/opt/hugetext/selftests"
 find "$out/selftests" -maxdepth 1 -type f ! -name "*.S" ! -name "*.h" -exec cp {} "$root/opt/hugetext/selftests/" \;

@@ -76,8 +76,8 @@
 /* the boot parameter, and the kernel's line for a bad value */
 #define HT_BOOT_PARAM		"transparent_hugepage_exec"
 #define HT_BOOT_INVALID		"hugetext: invalid transparent_hugepage_exec="
-/* the largest PMD hugetext runs with: no limit (0) in this series yet */
-#define HT_PMD_MAX		0
+/* the largest PMD hugetext runs with (mm/hugetext.c): 32M */
+#define HT_PMD_MAX		(32UL << 20)
 #define HT_MODE_LONG		'a'
 #define HT_RACE_BAD_MODE	"never"
 /*
