@@ -1475,27 +1475,23 @@ TEST(overlay_data_file)
 #define LIB_FNS 2048	/* hugetext_lib.c's functions */
 
 /*
- * The largest p_align of the 64-bit ELF file @path's PT_LOAD segments (the
- * page size the linker built it for: 64K for hugetext_lib64k.so, and for
- * every library by default on arm64), 0 if unreadable
+ * dl_iterate_phdr() callback: into @data's r[2], the largest p_align of the
+ * PT_LOAD segments of the object loaded at r[1] (the page size the linker
+ * built it for: 64K for hugetext_lib64k.so, and for every library by
+ * default on arm64)
  */
-static unsigned long lib_load_align(const char *path)
+static int lib_align(struct dl_phdr_info *info, size_t size, void *data)
 {
-	unsigned long align = 0;
-	Elf64_Phdr ph;
-	Elf64_Ehdr eh;
-	int fd = open(path, O_RDONLY), i;
+	long *r = data;
+	int i;
 
-	if (fd < 0)
+	if (info->dlpi_addr != (unsigned long)r[1])
 		return 0;
-	if (pread(fd, &eh, sizeof(eh), 0) == sizeof(eh) &&
-	    !memcmp(eh.e_ident, ELFMAG, SELFMAG) && eh.e_phentsize == sizeof(ph))
-		for (i = 0; i < eh.e_phnum; i++)
-			if (pread(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) ==
-			    sizeof(ph) && ph.p_type == PT_LOAD && ph.p_align > align)
-				align = ph.p_align;
-	close(fd);
-	return align;
+	for (i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_LOAD &&
+		    (long)info->dlpi_phdr[i].p_align > r[2])
+			r[2] = info->dlpi_phdr[i].p_align;
+	return 1;
 }
 
 FIXTURE(lib) {
@@ -1608,7 +1604,7 @@ FIXTURE_TEARDOWN(lib)
  */
 static void lib_child(const char *path, int fd)
 {
-	long r[2] = { -1, 0 };
+	long r[3] = { -1, 0, 0 };
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	char *fn = h ? dlsym(h, "hugetext_lib_fn") : NULL;
 	struct link_map *lm;
@@ -1616,6 +1612,7 @@ static void lib_child(const char *path, int fd)
 	if (fn && !dlinfo(h, RTLD_DI_LINKMAP, &lm)) {
 		r[0] = jit_run(fn, LIB_FNS * 4096L);	/* function i returns i */
 		r[1] = (long)lm->l_addr;
+		dl_iterate_phdr(lib_align, r);
 	}
 	if (write(fd, r, sizeof(r)) != sizeof(r))
 		_exit(1);
@@ -1625,9 +1622,9 @@ static void lib_child(const char *path, int fd)
 
 TEST_F(lib, load)
 {
-	unsigned long start, end, lo, hi, full, align;
+	unsigned long start, end, lo, hi, full;
 	bool congruent = true;
-	long r[2], pmd = -1;
+	long r[3], pmd = -1;
 	int fds[2], ms;
 
 	ASSERT_EQ(pad_evict(self->path), 0);
@@ -1649,9 +1646,8 @@ TEST_F(lib, load)
 	 * reservation of its own): hugetext_lib64k.so, and on arm64, whose
 	 * linker aligns to 64K by default, hugetext_lib.so too
 	 */
-	align = lib_load_align(self->path);
-	ASSERT_NE(align, 0);
-	if (align > (unsigned long)getpagesize())
+	ASSERT_GT(r[2], 0);
+	if (r[2] > getpagesize())
 		congruent = !(r[1] & (self->pmdsize - 1));
 	/* wait up to 1 s for every full region of the text (none if off) */
 	for (ms = 0; ms <= 1000; ms += 10) {
