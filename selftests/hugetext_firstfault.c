@@ -35,7 +35,6 @@
  * SKIP when the kernel has no first-fault read (no hugetext_fault_read in
  * /proc/vmstat: the 6.12 series, which collapses instead).
  */
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -165,18 +164,8 @@ static int pad_ends(const char *path, bool *head, bool *tail)
 {
 	unsigned long pmd = pmd_size(), lo = 0, hi = 0, lo_b, hi_b, s, e;
 	Elf64_Phdr ph[64];
-	Elf64_Ehdr eh;
-	int fd = open(path, O_RDONLY), i, n = -1;
+	int i, n = elf_phdrs(path, ph, 64);
 
-	if (fd < 0)
-		return -1;
-	if (pread(fd, &eh, sizeof(eh), 0) == sizeof(eh) &&
-	    !memcmp(eh.e_ident, ELFMAG, SELFMAG) && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
-	    eh.e_phentsize == sizeof(ph[0]) && eh.e_phnum <= 64 &&
-	    pread(fd, ph, eh.e_phnum * sizeof(ph[0]), eh.e_phoff) ==
-	    (ssize_t)(eh.e_phnum * sizeof(ph[0])))
-		n = eh.e_phnum;
-	close(fd);
 	for (i = 0; i < n; i++)
 		if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X)) {
 			lo = ph[i].p_vaddr;

@@ -974,30 +974,21 @@ void ht_code_written(void *p, size_t len)
 	__builtin___clear_cache((char *)p, (char *)p + len);
 }
 
-int elf_text_range(const char *path, unsigned long *start, unsigned long *end,
-		   unsigned long *offset)
+int elf_phdrs(const char *path, Elf64_Phdr *ph, int max)
 {
 	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
-	int fd = open(path, O_RDONLY), i;
+	int fd = open(path, O_RDONLY), n = -1;
 
-	*start = *end = 0;
-	if (fd < 0 || pread(fd, &eh, sizeof(eh), 0) != sizeof(eh))
-		goto out;
-	for (i = 0; i < eh.e_phnum; i++) {
-		if (pread(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) != sizeof(ph))
-			break;
-		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
-			*start = ph.p_vaddr & ~4095UL;
-			*end = (ph.p_vaddr + ph.p_filesz + 4095) & ~4095UL;
-			if (offset)
-				*offset = ph.p_offset & ~4095UL;
-		}
-	}
-out:
-	if (fd >= 0)
-		close(fd);
-	return *end ? 0 : -1;
+	if (fd < 0)
+		return -1;
+	if (pread(fd, &eh, sizeof(eh), 0) == sizeof(eh) &&
+	    !memcmp(eh.e_ident, ELFMAG, SELFMAG) && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+	    eh.e_phentsize == sizeof(*ph) && eh.e_phnum <= max &&
+	    pread(fd, ph, eh.e_phnum * sizeof(*ph), eh.e_phoff) ==
+	    (ssize_t)(eh.e_phnum * sizeof(*ph)))
+		n = eh.e_phnum;
+	close(fd);
+	return n;
 }
 
 #ifndef MADV_COLLAPSE

@@ -8,6 +8,7 @@
 #define HUGETEXT_UTIL_H
 
 #include <dirent.h>
+#include <elf.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -152,10 +153,9 @@ const char *self_dir(void);
 unsigned long ideal_huge_bytes(unsigned long start, unsigned long end,
 			       unsigned long offset);
 
-/* the page range of @path's executable PT_LOAD (link-time addresses) and
- * its file offset (@offset may be NULL); -1 if none */
-int elf_text_range(const char *path, unsigned long *start, unsigned long *end,
-		   unsigned long *offset);
+/* the program headers of the 64-bit ELF file @path, at most @max of them,
+ * into @ph: their number, or -1 (not such a file, or more than @max) */
+int elf_phdrs(const char *path, Elf64_Phdr *ph, int max);
 
 /* khugepaged/full_scans; wait until it advanced by @n or @timeout_ms passed.
  * @poll is called every 50 ms (may be NULL); if it returns true the wait
