@@ -239,18 +239,19 @@ if step kernel-builds-bisectable-and-hugetext-n "$top/scripts/bisect-build.sh"; 
 		# x86-64) and a rootfs of that arch's Debian programs; their
 		# boots in scripts/boots.list fail without them
 		# (and its variants: arm64's 64 KB- and 16 KB-page kernels)
-		# (every kernel of kernels.list: the mainline series' arm64
-		# kernels too, before the rootfs, which holds both series'
-		# selftests built with each kernel's uapi headers)
-		while read -r a img _ variants; do
-			for k in "${kernels[@]}"; do
-				kout=$(kernel_select "$k" && echo "${KOUT#"$top"/}")
-				step "kernel$(ksuffix "$k")-$a" make -s -C "$top" "$kout/$a/$img"
-				for v in ${variants//,/ }; do
-					[ "$v" = - ] ||
-						step "kernel$(ksuffix "$k")-$a-${v%%=*}" make -s -C "$top" "$kout/$a/$img-${v%%=*}"
-				done
+		# (every kernel of kernels.list, image_lines: the mainline
+		# series' arm64 kernels too, before the rootfs, which holds both
+		# series' selftests built with each kernel's uapi headers)
+		first_arch=$(arch_names | head -n1)
+		while read -r k a _ image _ _ _ variants; do
+			[ "$a" != "$first_arch" ] || continue
+			step "kernel$(ksuffix "$k")-$a" make -s -C "$top" "$image"
+			for v in ${variants//,/ }; do
+				[ "$v" = - ] ||
+					step "kernel$(ksuffix "$k")-$a-${v%%=*}" make -s -C "$top" "$image-${v%%=*}"
 			done
+		done < <(image_lines)
+		while read -r a _; do
 			step "rootfs-$a" make -s -C "$top" "out/$a/rootfs.img"
 		done < <(arch_others)
 		boots
