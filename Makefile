@@ -140,8 +140,8 @@ $(O)/$(1)/rootfs.img: $(SELFTESTS_IN) $(ROOTFS_IN) $(S)/userland.list \
 endef
 # the mainline series' output directory, when its tree is there (base.sh)
 MAINLINE_OUT := $(shell . $(S)/base.sh && mainline_kout)
-# (its kselftest's sources there, all of them: hugetext.c and the other
-# programs and helpers kselftest/ makes, scripts/kselftest.py)
+# (its kselftest's sources there, all of them: the programs and helpers
+# kselftest/ makes, scripts/kselftest.py)
 MAINLINE_TEST := $(if $(MAINLINE_OUT),$(wildcard $(MAINLINE_OUT)/src/tools/testing/selftests/mm/hugetext*.[ch]))
 OTHER_ARCHES := $(shell . $(S)/base.sh && arch_others | tr ' ' :)
 arch_word = $(word $(2),$(subst :, ,$(1)))
@@ -149,7 +149,7 @@ $(foreach a,$(OTHER_ARCHES),$(eval $(call arch_rules,$(call arch_word,$(a),1),$(
 
 # the selftests, static (mkrootfs.sh runs the same make, then a no-op); with
 # the mainline series' own selftest when its tree is there (mainline_kout).
-# After the main kernel: its series' own selftest (mm_hugetext) is built
+# After the main kernel: its series' own selftest (mm_hugetext_*) is built
 # against the uapi headers that build installs (out/build-main/usr/include)
 $(SELFTESTS_STAMP): $(SELFTESTS_IN) $(TOOL_LIB) $(SRC_STAMP) $(MAINLINE_TEST) | deps $(O)/bzImage
 	@top=$(CURDIR) && . $(S)/base.sh && build_begin $(CURDIR)/$(O)/selftests && \

@@ -92,8 +92,7 @@ FIXTURE_SETUP(sampler)
 		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
 	if (access(CAP_KNOB, F_OK) || access(SAMPLE_KNOB, F_OK))
 		SKIP(return, "no %s in this kernel\n", CAP_KNOB);
-	if (geteuid())
-		SKIP(return, "not root: the knobs and THP settings are root's to write\n");
+	SKIP_UNLESS_ROOT(return);
 	if (!emit_fn(page, 0))
 		SKIP(return, "no code generator for this architecture\n");
 	if (getpagesize() != 4096)

@@ -81,8 +81,7 @@ FIXTURE_SETUP(collapse)
 	self->f.path[0] = 0;
 	if (!emit_fn(page, 0))
 		SKIP(return, "no code generator for this architecture\n");
-	if (geteuid())
-		SKIP(return, "not root: the THP settings are root's to write\n");
+	SKIP_UNLESS_ROOT(return);
 	if (getpagesize() != sizeof(page))
 		SKIP(return, "page size %d: the functions are laid out for 4K\n",
 		     getpagesize());

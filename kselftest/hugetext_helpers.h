@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* What the hugetext selftests share that needs no harness (hugetext_helpers.c) */
+/* What the hugetext selftests share: hugetext_helpers.c, and a macro for their cases */
 #ifndef __HUGETEXT_HELPERS_H
 #define __HUGETEXT_HELPERS_H
 
@@ -8,12 +8,23 @@
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "hugetext_series.h"
 
 /* the full 2M regions of code most cases map */
 #define NR_REGIONS 2
 #define FULL_SCANS "/sys/kernel/mm/transparent_hugepage/khugepaged/full_scans"
+
+/*
+ * In a test or a fixture's setup: the settings the tests write are root's,
+ * so an unprivileged run skips the case (the harness's SKIP(@statement))
+ */
+#define SKIP_UNLESS_ROOT(statement)						\
+	do {									\
+		if (geteuid())							\
+			SKIP(statement, "not root: the settings are root's\n");	\
+	} while (0)
 
 /* a function of the code the tests write: returns its page number */
 typedef unsigned int (*fn_t)(void);

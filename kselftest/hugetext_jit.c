@@ -79,8 +79,7 @@ FIXTURE_SETUP(jit)
 		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
 	if (read_vmstat(HT_ANON_ALLOC) < 0)
 		SKIP(return, "no hugetext for anonymous executable memory\n");
-	if (geteuid())
-		SKIP(return, "not root: the knobs and THP settings are root's to write\n");
+	SKIP_UNLESS_ROOT(return);
 	if (!emit_fn(page, 0))
 		SKIP(return, "no code generator for this architecture\n");
 	self->pmdsize = read_pmd_pagesize();

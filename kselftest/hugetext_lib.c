@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The shared library of hugetext.c's lib fixture: 2048 functions, one a
- * 4K page from hugetext_lib_fn, function i returning i; 8M of text, so at
- * least three full 2M regions wherever the linker puts it.  Built with
- * -shared -nostdlib: nothing but this text, a dynamic symbol table and
- * the headers.
+ * The shared library of hugetext_placement.c's lib fixture: 2048
+ * functions, one a 4K page from hugetext_lib_fn, function i returning i;
+ * 8M of text, so at least three full 2M regions wherever the linker puts
+ * it.  Built with -shared -nostdlib: nothing but this text, a dynamic
+ * symbol table and the headers.
  */
 #if defined(__x86_64__)
 #define RET_I "movl $\\i, %eax\n\tret\n"

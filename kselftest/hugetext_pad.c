@@ -4,8 +4,8 @@
  * (fixture pad).  The test writes a static program whose text has a
  * partial region at each end and runs it against the padding knobs, the
  * program's own prctl, every hugetext mode against THP's and a warm
- * start; the program and what runs it are hugetext_helpers.c's, which the
- * rollback fixture (hugetext.c) shares.
+ * start; the program and what runs it are hugetext_helpers.c's.  The way
+ * back from hugetext (fixture rollback) runs the same program.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/param.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
@@ -154,8 +155,7 @@ FIXTURE_SETUP(pad)
 	self->pid = 0;
 	self->path[0] = 0;
 	why = pad_unsupported(&self->pmdsize);
-	if (geteuid())
-		SKIP(return, "not root: the THP and hugetext settings are root's to write\n");
+	SKIP_UNLESS_ROOT(return);
 	if (why)
 		SKIP(return, "%s\n", why);
 	if (variant->pr != PAD_PR_KNOB && variant->pr != PAD_PR_THP_DISABLE &&
@@ -379,6 +379,162 @@ TEST_F(pad, exec)
 		EXPECT_EQ(ok0 + map0, want_pmd / (long)pmd);
 		EXPECT_EQ(variant->warm ? ok0 : map0, 0);
 	}
+}
+
+/*
+ * The way back, as transhuge.rst gives it.  A program's text PMD-mapped
+ * by hugetext 1 (the full region and the padded tail); hugetext 0 then
+ * leaves a new program on small pages and counts no hugetext work;
+ * split_huge_pages (debugfs) of the running program's text returns it to
+ * small pages, its bytes the file's, the program still running, and
+ * splits the page cache with it: a new run of the same file, which before
+ * the split was PMD-mapped from the cached folios with hugetext 0, now
+ * runs on small pages.  Once the programs are gone and the files evicted,
+ * FileHugePages is back where it was.
+ */
+#define SPLIT_DEBUGFS "/sys/kernel/debug/split_huge_pages"
+#define ROLLBACK_RUNS 4
+#define ROLLBACK_SPLITS 50
+
+FIXTURE(rollback)
+{
+	struct thp_settings settings;
+	struct pad_saved saved;
+	size_t pmdsize, base, tail;
+	char path[2][64];
+	pid_t pid[ROLLBACK_RUNS];
+};
+
+/* the vmstat counters of hugetext's work on text, summed */
+static long hugetext_work(void)
+{
+	static const char * const names[] = {
+		HT_FAULT_ALLOC, HT_COLLAPSE_ALLOC, HT_EXEC_MAPPED,
+		HT_PAD_TAIL, HT_PAD_HEAD, NULL
+	};
+	long sum = 0, v;
+	int i;
+
+	for (i = 0; names[i]; i++) {
+		v = read_vmstat(names[i]);
+		if (v > 0)
+			sum += v;
+	}
+	return sum;
+}
+
+FIXTURE_SETUP(rollback)
+{
+	const char *why;
+	int i;
+
+	memset(self->pid, 0, sizeof(self->pid));
+	memset(self->path, 0, sizeof(self->path));
+	why = pad_unsupported(&self->pmdsize);
+	SKIP_UNLESS_ROOT(return);
+	if (why)
+		SKIP(return, "%s\n", why);
+	if (access(SPLIT_DEBUGFS, W_OK))
+		SKIP(return, "no %s (debugfs not mounted, or no CONFIG_DEBUG_FS)\n",
+		     SPLIT_DEBUGFS);
+	/* the test's file and its child's collapse on one CPU (run_on_one_cpu()) */
+	ASSERT_EQ(run_on_one_cpu(), 0);
+	self->base = 2 * self->pmdsize;
+	self->tail = self->pmdsize / 4 * 3;
+	for (i = 0; i < 2; i++) {
+		snprintf(self->path[i], sizeof(self->path[i]), "hugetext-rollback%d.%d",
+			 i, getpid());
+		ASSERT_EQ(pad_write_elf(self->path[i], self->pmdsize, self->base,
+					self->tail, PAD_GAP), 0);
+		pad_evict(self->path[i]);
+	}
+	pad_save(&self->saved, &self->settings, THP_NEVER);
+	settings_set_mode(&self->settings, PR_HT_FILE);
+	thp_write_settings(&self->settings);
+	ASSERT_EQ(path_write(PAD_KNOB, "4096"), 0);
+	ASSERT_EQ(path_write(RODATA_KNOB, "0"), 0);
+	ASSERT_EQ(mode_write(PR_HT_FILE), 0);
+	if (HT_PAD_SETTLES_KHUGEPAGED)
+		khugepaged_settle();
+}
+
+FIXTURE_TEARDOWN(rollback)
+{
+	int i;
+
+	for (i = 0; i < ROLLBACK_RUNS; i++)
+		pad_reap(&self->pid[i]);
+	pad_restore(&self->saved);
+	for (i = 0; i < 2; i++)
+		if (self->path[i][0])
+			unlink(self->path[i]);
+}
+
+TEST_F(rollback, split)
+{
+	unsigned long pmd = self->pmdsize, base = self->base, data = base + 3 * pmd;
+	unsigned long start = 0, end = 0;
+	long huge0 = meminfo_kb("FileHugePages"), work0, cached;
+	char val[80];
+	int i;
+
+	/* hugetext 1: the full region and the padded tail */
+	ASSERT_EQ(pad_start(&self->pid[0], self->path[0], PAD_PR_KNOB, data), 0) {
+		TH_LOG("%s did not start or reach its store", self->path[0]);
+	}
+	EXPECT_EQ(pad_smaps(self->pid[0], self->path[0], &start, &end), 2 * pmd);
+	EXPECT_EQ(end, base + 3 * pmd);
+
+	/* hugetext 0: a new program on small pages, no hugetext work */
+	ASSERT_EQ(mode_write(0), 0);
+	work0 = hugetext_work();
+	ASSERT_EQ(pad_start(&self->pid[1], self->path[1], PAD_PR_KNOB, data), 0) {
+		TH_LOG("%s did not start or reach its store", self->path[1]);
+	}
+	EXPECT_EQ(pad_smaps(self->pid[1], self->path[1], &start, &end), 0);
+	EXPECT_EQ(end, base + 2 * pmd + self->tail);
+	EXPECT_EQ(hugetext_work(), work0);
+	/* the huge page cache stays: a new run of the first file maps it */
+	ASSERT_EQ(pad_start(&self->pid[2], self->path[0], PAD_PR_KNOB, data), 0) {
+		TH_LOG("%s did not start or reach its store", self->path[0]);
+	}
+	cached = pad_smaps(self->pid[2], self->path[0], &start, &end);
+	ksft_print_msg("hugetext 0, the first file again: %ld kB PMD-mapped\n", cached >> 10);
+	EXPECT_EQ(cached, pmd);
+	pad_reap(&self->pid[2]);
+
+	/*
+	 * split_huge_pages of the running program's text.  A folio the
+	 * program is executing in can be busy (its fault on the migration
+	 * entry holds it) and is then left whole: written again, up to
+	 * ROLLBACK_SPLITS times, as an admin would repeat it
+	 */
+	pad_smaps(self->pid[0], self->path[0], &start, &end);
+	snprintf(val, sizeof(val), "%d,0x%lx,0x%lx", self->pid[0], start, end);
+	for (i = 1; i <= ROLLBACK_SPLITS; i++) {
+		ASSERT_EQ(path_write(SPLIT_DEBUGFS, val), 0);
+		if (!pad_smaps(self->pid[0], self->path[0], &start, &end))
+			break;
+		usleep(20000);
+	}
+	ksft_print_msg("split_huge_pages written %d times\n", MIN(i, ROLLBACK_SPLITS));
+	EXPECT_EQ(pad_smaps(self->pid[0], self->path[0], &start, &end), 0);
+	EXPECT_EQ(end, base + 3 * pmd);
+	EXPECT_TRUE(pad_same(self->pid[0], start, self->path[0], start - base, end - start));
+	EXPECT_EQ(waitpid(self->pid[0], NULL, WNOHANG), 0);
+	/* and the page cache with it */
+	ASSERT_EQ(pad_start(&self->pid[3], self->path[0], PAD_PR_KNOB, data), 0) {
+		TH_LOG("%s did not start or reach its store", self->path[0]);
+	}
+	EXPECT_EQ(pad_smaps(self->pid[3], self->path[0], &start, &end), 0);
+
+	for (i = 0; i < ROLLBACK_RUNS; i++)
+		pad_reap(&self->pid[i]);
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(pad_evict(self->path[i]), 0);
+	ksft_print_msg("FileHugePages %ld kB before, %ld kB after\n", huge0,
+		       meminfo_kb("FileHugePages"));
+	EXPECT_LE(meminfo_kb("FileHugePages"), huge0);
 }
 
 TEST_HARNESS_MAIN

@@ -74,8 +74,7 @@ TEST(boot_param)
 	bool refused;
 	int lines;
 
-	if (geteuid())
-		SKIP(return, "not root: the THP and hugetext settings are root's to write\n");
+	SKIP_UNLESS_ROOT(return);
 	if (access(HT_KNOB, F_OK))
 		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
 	val = cmdline_value(HT_BOOT_PARAM);
@@ -143,8 +142,7 @@ TEST(big_pmd)
 	unsigned int i;
 	long rc, kb;
 
-	if (geteuid())
-		SKIP(return, "not root: the THP and hugetext settings are root's to write\n");
+	SKIP_UNLESS_ROOT(return);
 	if (access(HT_KNOB, F_OK))
 		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
 	TH_LOG("a PMD maps %luM: hugetext %s", pmdsize >> 20, big ? "refused" : "allowed");
@@ -205,8 +203,7 @@ TEST(knob)
 	unsigned long saved;
 	char val[16];
 
-	if (geteuid())
-		SKIP(return, "not root: the THP and hugetext settings are root's to write\n");
+	SKIP_UNLESS_ROOT(return);
 	if (access(HT_KNOB, F_OK))
 		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
 	memset(longval, HT_MODE_LONG, sizeof(longval) - 1);
@@ -253,8 +250,7 @@ TEST(knob_khugepaged)
 	struct thp_settings settings;
 	unsigned long saved, pmdsize = read_pmd_pagesize();
 
-	if (geteuid())
-		SKIP(return, "not root: the THP and hugetext settings are root's to write\n");
+	SKIP_UNLESS_ROOT(return);
 	if (access(HT_KNOB, F_OK))
 		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
 	ASSERT_NE(pmdsize, 0);
@@ -332,8 +328,7 @@ TEST(knob_race)
 	const char * const bad_pad[] = { over, bad[0], bad[1], bad[2], bad[3], bad[4] };
 	unsigned int nr_race = 0;
 
-	if (geteuid())
-		SKIP(return, "not root: the THP and hugetext settings are root's to write\n");
+	SKIP_UNLESS_ROOT(return);
 	if (access(HT_KNOB, F_OK))
 		SKIP(return, "no hugetext in this kernel (CONFIG_HUGETEXT)\n");
 	ASSERT_NE(pmdsize, 0);
@@ -378,8 +373,7 @@ TEST(pad_knobs)
 	char pmd[32], pmd_1[32];
 	const char *over[3];		/* the PMD size, the PMD size + 1 */
 
-	if (geteuid())
-		SKIP(return, "not root: the THP and hugetext settings are root's to write\n");
+	SKIP_UNLESS_ROOT(return);
 	if (access(PAD_KNOB, F_OK) || access(RODATA_KNOB, F_OK))
 		SKIP(return, "no hugetext padding in this kernel\n");
 	ASSERT_NE(pmdsize, 0);
@@ -428,8 +422,7 @@ TEST(cap_knobs)
 	static const unsigned long ends_sample[] = { 10, 600000 };
 	unsigned long cap, sample;
 
-	if (geteuid())
-		SKIP(return, "not root: the THP and hugetext settings are root's to write\n");
+	SKIP_UNLESS_ROOT(return);
 	if (access(CAP_KNOB, F_OK) || access(SAMPLE_KNOB, F_OK))
 		SKIP(return, "no %s in this kernel\n", strrchr(CAP_KNOB, '/') + 1);
 	cap = read_num(CAP_KNOB);

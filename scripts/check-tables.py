@@ -22,15 +22,16 @@ What is checked:
   selects at least one line of selftests/list.
 - selftests/list: the test is a program selftests/Makefile builds or a
   script it installs; the timeout is N or +N; every line is run by at
-  least one boot; a series' own kselftest program (mm_hugetext[_NAME]
-  from kselftest/'s hugetext[_NAME].c for the first kernel,
-  mm_hugetext_mainline[_NAME] for the last) is built by
+  least one boot; a series' own kselftest program (mm_hugetext_NAME
+  from kselftest/'s hugetext_NAME.c for the first kernel,
+  mm_hugetext_mainline_NAME for the last) is built by
   selftests/Makefile, and its -t/-T (test), -f/-F (fixture) and -v/-V
   (variant) filters name a test, fixture or variant of that program's
   source (a filter that matches nothing runs zero cases and passes).
 - thpcmp.list: step names are unique; both boots exist in boots.list and
   both run hugetext_thpcmp.sh (else the comparison has no cases).
 """
+import fnmatch
 import json
 import os
 import re
@@ -51,7 +52,10 @@ def table(path):
 
 def makefile_programs(path):
     """the programs and scripts selftests/Makefile builds or installs: its
-    TESTS, SCRIPTS, HELPERS and UPSTREAM lists and its $(OUT)/NAME rules"""
+    TESTS, SCRIPTS, HELPERS and UPSTREAM lists and its $(OUT)/NAME rules;
+    and the patterns of its rules that build a kselftest program of each
+    hugetext_NAME.c, $(OUT)/PREFIX%: $(...)/hugetext_%.c (the Makefile
+    builds every such program of the tree: ht_progs), as fnmatch patterns"""
     with open(path) as f:
         text = f.read().replace('\\\n', ' ')
     names = set()
@@ -60,7 +64,9 @@ def makefile_programs(path):
         if m:
             names.update(w for w in m.group(1).split('#')[0].split() if '$' not in w)
     names.update(re.findall(r'^\$\(OUT\)/([\w.-]+):', text, re.M))
-    return names
+    patterns = set(p + '*' for p in re.findall(
+        r'^\$\(OUT\)/([\w.-]+)%:\s*\$\(\w+\)/hugetext_%\.c\b', text, re.M))
+    return names, patterns
 
 
 HARNESS = re.compile(r'^\s*(TEST|TEST_F|TEST_F_TIMEOUT|TEST_SIGNAL|FIXTURE|'
@@ -69,8 +75,8 @@ HARNESS = re.compile(r'^\s*(TEST|TEST_F|TEST_F_TIMEOUT|TEST_SIGNAL|FIXTURE|'
 
 def kselftest_programs(top, knames):
     """{program: its source in kselftest/} of the series' own kselftests:
-    mm_hugetext (the first kernel's hugetext.c) and mm_hugetext_NAME
-    (hugetext_NAME.c), mm_hugetext_mainline and mm_hugetext_mainline_NAME
+    mm_hugetext_NAME (the first kernel's hugetext_NAME.c),
+    mm_hugetext_mainline_NAME
     (the last kernel's), each from kselftest/KERNEL/ or, shared, kselftest/"""
     got = {}
     ks = os.path.join(top, 'kselftest')
@@ -166,9 +172,11 @@ def check(top):
                         images.add(img + '-' + v.split('=')[0])
 
     # which tests exist and where the series' kselftests come from
-    programs = makefile_programs(os.path.join(T, 'Makefile'))
+    programs, patterns = makefile_programs(os.path.join(T, 'Makefile'))
     knames = [k for k, _ in sorted(ksuites.items(), key=lambda kv: kv[1][0])]
     kself = kselftest_programs(top, knames)
+    # a kselftest program is built by its name's rule or its series' pattern
+    programs |= set(p for p in kself if any(fnmatch.fnmatch(p, pat) for pat in patterns))
     for prog in kself:
         if prog not in programs:
             say(os.path.join(T, 'Makefile'), 1, "the kselftest program %s (%s) is not built"

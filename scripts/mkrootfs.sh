@@ -88,7 +88,7 @@ install -m 0755 "$top/scripts/guest/demo" "$root/opt/hugetext/demo"
 install -m 0644 "$top/scripts/guest/lib.sh" "$root/opt/hugetext/lib.sh"
 
 # selftests (built static by selftests/Makefile, with the arch's compiler;
-# each series' own kselftest, mm_hugetext and mm_hugetext_mainline, with
+# each series' own kselftest, mm_hugetext_* and mm_hugetext_mainline_*, with
 # the uapi headers of that series' kernel build for this arch: AOUT's, and
 # the mainline tree's for the arch, MKOUT/build-main)
 mainline=$(mainline_kout)

@@ -8,7 +8,7 @@
  * each of its bad values, written over the minimum and over the maximum,
  * fails with EINVAL and changes nothing.  A knob of the table the kernel
  * lacks fails.  The kernel's own selftest (tools/testing/selftests/mm/
- * hugetext.c: knob, pad_knobs, cap_knobs) checks the knobs with values of
+ * hugetext_settings.c: knob, pad_knobs, cap_knobs) checks the knobs with values of
  * its own; this one checks the project's table against the kernel.  On
  * the 7.3 series, whose knobs are named as THP's, each line's knob73 file
  * is checked instead; exec_file_enabled and exec_anon_enabled as the

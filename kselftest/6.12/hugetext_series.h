@@ -100,6 +100,31 @@ static inline int sz2ord(size_t size, size_t pagesize)
  * hugetext repository's Documentation/testing.md, "Known open issues").
  */
 #define HT_PAD_SETTLES_KHUGEPAGED	false
+/* a region collapsed by the process (its prompt collapse) */
+#define HT_COLLAPSE_ALLOC	"hugetext_collapse_ok"
+/* a PIE's text placed congruent by the ELF loader */
+#define HT_ALIGN_PIE		"hugetext_align_exec"
+/* other mappings hugetext placed itself (a library's, ld.so's reservation) */
+#define HT_ALIGN_MMAP		"hugetext_align_mmap"
+/* text mappings skipped: not congruent, open for write */
+#define HT_SKIP_NOT_CONGRUENT	"hugetext_skip_not_congruent"
+#define HT_SKIP_WRITE_OPEN	"hugetext_skip_write_open"
+/* the process's setting in /proc/PID/status */
+#define HT_STATUS_FIELD		"Hugetext_prctl"
+/*
+ * Are the knobs the ceiling of what a process without CAP_SYS_RESOURCE
+ * may set with the prctl?  Not in this series: the prctl is the
+ * process's own (the secure exec forgets it).
+ */
+#define HT_PRCTL_CEILING	0
+/* Does the series place ld.so's reservation for a library itself?  Yes. */
+#define HT_PLACES_LIB_RESERVATION	1
+/*
+ * Does overlayfs place a file's mappings as the real file's filesystem
+ * would?  No: it has no get_unmapped_area() of its own, and hugetext
+ * places the libraries on it itself.
+ */
+#define HT_OVL_AS_REAL		0
 /* the boot parameter, and the kernel's line for a bad value */
 #define HT_BOOT_PARAM		"hugetext"
 #define HT_BOOT_INVALID		"hugetext: invalid hugetext="

@@ -73,6 +73,35 @@
  * fault and leave its region cached in small folios.
  */
 #define HT_PAD_SETTLES_KHUGEPAGED	true
+/* a region collapsed by the process on its return from a fault that fell back */
+#define HT_COLLAPSE_ALLOC	"thp_exec_collapse_alloc"
+/* a PIE's text placed congruent by the ELF loader */
+#define HT_ALIGN_PIE		"thp_exec_align_pie"
+/*
+ * More counters this series does not have: other mappings hugetext placed
+ * itself, text mappings skipped as not congruent or open for write (the
+ * last two count only where text is collapsed at mmap())
+ */
+#define HT_ALIGN_MMAP		NULL
+#define HT_SKIP_NOT_CONGRUENT	NULL
+#define HT_SKIP_WRITE_OPEN	NULL
+/* the process's setting in /proc/PID/status */
+#define HT_STATUS_FIELD		"THP_exec"
+/*
+ * Are the knobs the ceiling of what a process without CAP_SYS_RESOURCE
+ * may set with the prctl?  Yes (EPERM above them).
+ */
+#define HT_PRCTL_CEILING	1
+/*
+ * Does the series place ld.so's reservation for a library itself?  No:
+ * ld.so aligns it (glibc.elf.thp), or the library is congruent by chance.
+ */
+#define HT_PLACES_LIB_RESERVATION	0
+/*
+ * Does overlayfs place a file's mappings as the real file's filesystem
+ * would?  Yes (the series' overlayfs patch).
+ */
+#define HT_OVL_AS_REAL		1
 /* the boot parameter, and the kernel's line for a bad value */
 #define HT_BOOT_PARAM		"transparent_hugepage_exec"
 #define HT_BOOT_INVALID		"hugetext: invalid transparent_hugepage_exec="
