@@ -110,14 +110,14 @@ image_arch() {
 
 # mainline_kout: the output directory (KOUT) of the mainline kernel (the
 # last of kernels.list after the first, the main one), whose series'
-# selftest (tools/testing/selftests/mm/hugetext.c) and upstream mm
-# programs selftests/Makefile builds from its tree, or nothing when that
-# tree is not there yet
+# selftest (tools/testing/selftests/mm/hugetext_*.c, hugetext_series.h)
+# and upstream mm programs selftests/Makefile builds from its tree, or
+# nothing when that tree is not there yet
 mainline_kout() {
 	local name pkg ver suite pdir frag out rest found= first=1
 	while read -r name pkg ver suite pdir frag out rest; do
 		[ -z "$first" ] || { first=; continue; }
-		[ ! -f "$top/$out/src/tools/testing/selftests/mm/hugetext.c" ] || found=$top/$out
+		[ ! -f "$top/$out/src/tools/testing/selftests/mm/hugetext_series.h" ] || found=$top/$out
 	done < <(kernel_lines)
 	echo "$found"
 }

@@ -3,7 +3,7 @@
  * The tool where a PMD is too large for hugetext.  The kernel's side (the
  * knob, the prctl and the boot parameter refused where a PMD maps more
  * than 32 MB, allowed up to 32 MB) is the kselftest's (big_pmd,
- * boot_param, 6.12's tools/testing/selftests/mm/hugetext.c); this checks
+ * boot_param, tools/testing/selftests/mm/hugetext_settings.c); this checks
  * what a user is told: "hugetext enable 1" (/opt/hugetext/hugetext in the
  * guest's rootfs)
  *  - where a PMD maps more than 32 MB (the arm64-64k boot of
