@@ -231,13 +231,16 @@ rig_tree() {
 }
 # rig_run CMD...: run CMD as the child rig_stop stops; returns its status.
 # (Background children of a script ignore SIGINT: they hear of a Ctrl-C
-# through the SIGTERM that rig_stop sends.)
+# through the SIGTERM that rig_stop sends.)  RIG_LANES: the pids of work
+# the script runs beside its steps (make check's lanes): rig_stop stops
+# them with the step.
 rig_run() {
-	local rc=0
+	local rc=0 c
 	"$@" &
-	RIG_CHILD=$!
-	wait "$RIG_CHILD" || rc=$?
-	RIG_CHILD=
+	c=$!
+	RIG_CHILD="$c${RIG_LANES:+ $RIG_LANES}"
+	wait "$c" || rc=$?
+	RIG_CHILD=${RIG_LANES:-}
 	return $rc
 }
 

@@ -4,7 +4,9 @@
 #   test-interrupt.sh build   "make bisect", stopped in a kernel build
 #   test-interrupt.sh guest   "make demo", stopped while its guest boots
 #   test-interrupt.sh check   "make check" itself (its logs elsewhere),
-#                             stopped in a step (the tool's unit tests)
+#                             stopped in a step (the tool's unit tests,
+#                             which run in a lane beside the series' steps:
+#                             the lane must stop with them)
 #
 # The target runs in a session of its own and is stopped at the point twice:
 # with SIGINT to its process group (what one Ctrl-C in a terminal sends) and
