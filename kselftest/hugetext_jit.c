@@ -2,7 +2,7 @@
 /*
  * hugetext: anonymous executable memory, JIT code, on PMD-sized pages
  * whatever the THP mode (hugetext bit 1), against each mode of the knobs
- * and of THP, and its exclusions (fixture jit).
+ * and of THP (fixture jit), and its exclusions (fixture jit_excl).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -43,12 +43,16 @@
  * function is called and its result checked before and after, so the
  * code executed is the code written.
  */
-FIXTURE(jit)
-{
+struct jit_case {
 	struct thp_settings settings;
 	unsigned long mode_saved;
 	size_t pmdsize, len;
 	char *reserve, *code;
+};
+
+FIXTURE(jit)
+{
+	struct jit_case c;
 };
 
 FIXTURE_VARIANT(jit)
@@ -70,7 +74,9 @@ FIXTURE_VARIANT_ADD(jit, both_never) { .mode = 3, .thp = THP_NEVER };
 FIXTURE_VARIANT_ADD(jit, both_madvise) { .mode = 3, .thp = THP_MADVISE };
 FIXTURE_VARIANT_ADD(jit, both_always) { .mode = 3, .thp = THP_ALWAYS };
 
-FIXTURE_SETUP(jit)
+/* the jit and jit_excl fixtures' setup: hugetext @mode, THP @thp */
+static void jit_case_setup(struct __test_metadata *_metadata, struct jit_case *c,
+			   int mode, enum thp_enabled thp)
 {
 	unsigned char page[16];
 	cpu_set_t one;
@@ -82,10 +88,10 @@ FIXTURE_SETUP(jit)
 	SKIP_UNLESS_ROOT(return);
 	if (!emit_fn(page, 0))
 		SKIP(return, "no code generator for this architecture\n");
-	self->pmdsize = read_pmd_pagesize();
-	if (!self->pmdsize)
+	c->pmdsize = read_pmd_pagesize();
+	if (!c->pmdsize)
 		SKIP(return, "Unable to read PMD size\n");
-	self->len = NR_REGIONS * self->pmdsize;
+	c->len = NR_REGIONS * c->pmdsize;
 	/*
 	 * One CPU for the case: code written on one CPU and made executable
 	 * on another can leave its last folios in the first CPU's LRU batch,
@@ -95,30 +101,74 @@ FIXTURE_SETUP(jit)
 	CPU_ZERO(&one);
 	CPU_SET(sched_getcpu(), &one);
 	ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
-	self->reserve = mmap(NULL, self->len + self->pmdsize, PROT_NONE,
-			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(self->reserve, MAP_FAILED);
-	self->code = (char *)(((unsigned long)self->reserve + self->pmdsize - 1) &
-			      ~(self->pmdsize - 1));
+	c->reserve = mmap(NULL, c->len + c->pmdsize, PROT_NONE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(c->reserve, MAP_FAILED);
+	c->code = (char *)(((unsigned long)c->reserve + c->pmdsize - 1) &
+			   ~(c->pmdsize - 1));
 
-	self->mode_saved = mode_read();
+	c->mode_saved = mode_read();
 	thp_save_settings();
-	thp_read_settings(&self->settings);
-	self->settings.thp_enabled = variant->thp;
-	self->settings.hugepages[sz2ord(self->pmdsize, getpagesize())].enabled = THP_INHERIT;
-	self->settings.khugepaged.scan_sleep_millisecs = 600000;
-	self->settings.khugepaged.alloc_sleep_millisecs = 600000;
+	thp_read_settings(&c->settings);
+	c->settings.thp_enabled = thp;
+	c->settings.hugepages[sz2ord(c->pmdsize, getpagesize())].enabled = THP_INHERIT;
+	c->settings.khugepaged.scan_sleep_millisecs = 600000;
+	c->settings.khugepaged.alloc_sleep_millisecs = 600000;
 	/* khugepaged_awake() writes these settings again: the mode with them */
-	settings_set_mode(&self->settings, variant->mode);
-	thp_write_settings(&self->settings);
-	ASSERT_EQ(mode_write(variant->mode), 0);
+	settings_set_mode(&c->settings, mode);
+	thp_write_settings(&c->settings);
+	ASSERT_EQ(mode_write(mode), 0);
+}
+
+static void jit_case_teardown(struct jit_case *c)
+{
+	mode_write(c->mode_saved);
+	thp_restore_settings();
+	munmap(c->reserve, c->len + c->pmdsize);
+}
+
+/*
+ * The cases where no bit of hugetext decides (memory never made
+ * executable, bit 1's exclusions): under hugetext 0 and 2 and each THP
+ * mode.  Bit 0 is file text only, so hugetext 1 and 3 would repeat them
+ * case for case (the cases where bit 1 decides run under all 12).
+ */
+FIXTURE(jit_excl)
+{
+	struct jit_case c;
+};
+
+FIXTURE_VARIANT(jit_excl)
+{
+	int mode;
+	enum thp_enabled thp;
+};
+
+FIXTURE_VARIANT_ADD(jit_excl, off_never) { .mode = 0, .thp = THP_NEVER };
+FIXTURE_VARIANT_ADD(jit_excl, off_madvise) { .mode = 0, .thp = THP_MADVISE };
+FIXTURE_VARIANT_ADD(jit_excl, off_always) { .mode = 0, .thp = THP_ALWAYS };
+FIXTURE_VARIANT_ADD(jit_excl, jit_never) { .mode = 2, .thp = THP_NEVER };
+FIXTURE_VARIANT_ADD(jit_excl, jit_madvise) { .mode = 2, .thp = THP_MADVISE };
+FIXTURE_VARIANT_ADD(jit_excl, jit_always) { .mode = 2, .thp = THP_ALWAYS };
+
+FIXTURE_SETUP(jit)
+{
+	jit_case_setup(_metadata, &self->c, variant->mode, variant->thp);
 }
 
 FIXTURE_TEARDOWN(jit)
 {
-	mode_write(self->mode_saved);
-	thp_restore_settings();
-	munmap(self->reserve, self->len + self->pmdsize);
+	jit_case_teardown(&self->c);
+}
+
+FIXTURE_SETUP(jit_excl)
+{
+	jit_case_setup(_metadata, &self->c, variant->mode, variant->thp);
+}
+
+FIXTURE_TEARDOWN(jit_excl)
+{
+	jit_case_teardown(&self->c);
 }
 
 /*
@@ -154,15 +204,15 @@ TEST_F(jit, mprotect)
 {
 	int want = jit_want(variant->mode & 2, variant->thp);
 	long ev, ev0 = read_vmstat(HT_ANON_ALLOC);
-	char *code = self->code;
+	char *code = self->c.code;
 
-	ASSERT_EQ(jit_map(code, self->len, PROT_READ | PROT_WRITE, 0), code);
-	jit_emit(code, self->len);
-	ASSERT_EQ(mprotect(code, self->len, PROT_READ | PROT_EXEC), 0);
-	EXPECT_EQ(jit_run(code, self->len), 0);
+	ASSERT_EQ(jit_map(code, self->c.len, PROT_READ | PROT_WRITE, 0), code);
+	jit_emit(code, self->c.len);
+	ASSERT_EQ(mprotect(code, self->c.len, PROT_READ | PROT_EXEC), 0);
+	EXPECT_EQ(jit_run(code, self->c.len), 0);
 	/* 3 s: a kernel may collapse after mprotect() asynchronously */
-	EXPECT_EQ(jit_huge(code, self->len, self->pmdsize, want, want ? 3 : 0), want);
-	EXPECT_EQ(jit_run(code, self->len), 0);
+	EXPECT_EQ(jit_huge(code, self->c.len, self->c.pmdsize, want, want ? 3 : 0), want);
+	EXPECT_EQ(jit_run(code, self->c.len), 0);
 	/* both regions under bit 1 (THP "always" made them huge as data) */
 	ev = read_vmstat(HT_ANON_ALLOC) - ev0;
 	EXPECT_TRUE(!(variant->mode & 2) ? ev == 0 :
@@ -176,12 +226,12 @@ TEST_F(jit, rwx_fault)
 {
 	int want = jit_want(variant->mode & 2, variant->thp);
 	long ev, ev0 = read_vmstat(HT_ANON_ALLOC);
-	char *code = self->code;
+	char *code = self->c.code;
 
-	ASSERT_EQ(jit_map(code, self->len, PROT_READ | PROT_WRITE | PROT_EXEC, 0), code);
-	jit_emit(code, self->len);
-	EXPECT_EQ(jit_huge(code, self->len, self->pmdsize, want, 0), want);
-	EXPECT_EQ(jit_run(code, self->len), 0);
+	ASSERT_EQ(jit_map(code, self->c.len, PROT_READ | PROT_WRITE | PROT_EXEC, 0), code);
+	jit_emit(code, self->c.len);
+	EXPECT_EQ(jit_huge(code, self->c.len, self->c.pmdsize, want, 0), want);
+	EXPECT_EQ(jit_run(code, self->c.len), 0);
 	/* each region counted under bit 1 alone: THP "always" maps it as data */
 	ev = read_vmstat(HT_ANON_ALLOC) - ev0;
 	EXPECT_TRUE(!(variant->mode & 2) ? ev == 0 :
@@ -191,17 +241,17 @@ TEST_F(jit, rwx_fault)
 }
 
 /* written, made read-only, never executable: not JIT code */
-TEST_F(jit, noexec)
+TEST_F(jit_excl, noexec)
 {
 	int want = jit_want(false, variant->thp);
 	long ev0 = read_vmstat(HT_ANON_ALLOC);
-	char *code = self->code;
+	char *code = self->c.code;
 
-	ASSERT_EQ(jit_map(code, self->len, PROT_READ | PROT_WRITE, 0), code);
-	jit_emit(code, self->len);
-	ASSERT_EQ(mprotect(code, self->len, PROT_READ), 0);
+	ASSERT_EQ(jit_map(code, self->c.len, PROT_READ | PROT_WRITE, 0), code);
+	jit_emit(code, self->c.len);
+	ASSERT_EQ(mprotect(code, self->c.len, PROT_READ), 0);
 	usleep(1000000);
-	EXPECT_EQ(jit_huge(code, self->len, self->pmdsize, want, 0), want);
+	EXPECT_EQ(jit_huge(code, self->c.len, self->c.pmdsize, want, 0), want);
 	EXPECT_EQ(read_vmstat(HT_ANON_ALLOC) - ev0, 0);
 }
 
@@ -232,16 +282,16 @@ static void jit_wake_khugepaged(struct __test_metadata *_metadata,
 TEST_F_TIMEOUT(jit, khugepaged, 60)
 {
 	int want = jit_want(variant->mode & 2, variant->thp);
-	char *code = self->code;
+	char *code = self->c.code;
 
-	ASSERT_EQ(jit_map(code, self->len, PROT_READ | PROT_WRITE, 0), code);
-	jit_emit(code, self->len);
-	ASSERT_EQ(mprotect(code, self->len, PROT_READ | PROT_EXEC), 0);
-	EXPECT_EQ(jit_run(code, self->len), 0);
-	jit_wake_khugepaged(_metadata, &self->settings, self->pmdsize,
+	ASSERT_EQ(jit_map(code, self->c.len, PROT_READ | PROT_WRITE, 0), code);
+	jit_emit(code, self->c.len);
+	ASSERT_EQ(mprotect(code, self->c.len, PROT_READ | PROT_EXEC), 0);
+	EXPECT_EQ(jit_run(code, self->c.len), 0);
+	jit_wake_khugepaged(_metadata, &self->c.settings, self->c.pmdsize,
 			    variant->mode, variant->thp, "");
-	EXPECT_EQ(jit_huge(code, self->len, self->pmdsize, want, want ? 3 : 0), want);
-	EXPECT_EQ(jit_run(code, self->len), 0);
+	EXPECT_EQ(jit_huge(code, self->c.len, self->c.pmdsize, want, want ? 3 : 0), want);
+	EXPECT_EQ(jit_run(code, self->c.len), 0);
 }
 
 /*
@@ -254,35 +304,35 @@ TEST_F(jit, prctl)
 	unsigned long own = variant->mode & 2 ? PR_HT_SET :
 			    PR_HT_SET | PR_HT_ANON;
 	int want = jit_want(own & PR_HT_ANON, variant->thp);
-	char *code = self->code;
+	char *code = self->c.code;
 
 	if (prctl(PR_GET_HT, 0, 0, 0, 0) < 0)
 		SKIP(return, "no " PR_SET_HT_NAME " in this kernel\n");
 	ASSERT_EQ(prctl(PR_SET_HT, own, 0, 0, 0), 0);
-	ASSERT_EQ(jit_map(code, self->len, PROT_READ | PROT_WRITE | PROT_EXEC, 0), code);
-	jit_emit(code, self->len);
-	EXPECT_EQ(jit_huge(code, self->len, self->pmdsize, want, 0), want);
-	EXPECT_EQ(jit_run(code, self->len), 0);
+	ASSERT_EQ(jit_map(code, self->c.len, PROT_READ | PROT_WRITE | PROT_EXEC, 0), code);
+	jit_emit(code, self->c.len);
+	EXPECT_EQ(jit_huge(code, self->c.len, self->c.pmdsize, want, 0), want);
+	EXPECT_EQ(jit_run(code, self->c.len), 0);
 
 	ASSERT_EQ(prctl(PR_SET_HT, PR_HT_SYSTEM, 0, 0, 0), 0);
 	want = jit_want(variant->mode & 2, variant->thp);
-	ASSERT_EQ(jit_map(code, self->len, PROT_READ | PROT_WRITE | PROT_EXEC, 0), code);
-	jit_emit(code, self->len);
-	EXPECT_EQ(jit_huge(code, self->len, self->pmdsize, want, 0), want);
-	EXPECT_EQ(jit_run(code, self->len), 0);
+	ASSERT_EQ(jit_map(code, self->c.len, PROT_READ | PROT_WRITE | PROT_EXEC, 0), code);
+	jit_emit(code, self->c.len);
+	EXPECT_EQ(jit_huge(code, self->c.len, self->c.pmdsize, want, 0), want);
+	EXPECT_EQ(jit_run(code, self->c.len), 0);
 }
 
 /* an executable stack is not JIT code: THP's own rules only */
 TEST_F(jit, stack)
 {
 	bool huge = variant->thp == THP_ALWAYS;
-	char *code = self->code;
+	char *code = self->c.code;
 
-	ASSERT_EQ(jit_map(code, self->len, PROT_READ | PROT_WRITE | PROT_EXEC,
+	ASSERT_EQ(jit_map(code, self->c.len, PROT_READ | PROT_WRITE | PROT_EXEC,
 			  MAP_GROWSDOWN), code);
-	jit_emit(code, self->len);
-	EXPECT_EQ(jit_run(code, self->len), 0);
-	EXPECT_TRUE(huge || !jit_huge(code, self->len, self->pmdsize, 0, 0));
+	jit_emit(code, self->c.len);
+	EXPECT_EQ(jit_run(code, self->c.len), 0);
+	EXPECT_TRUE(huge || !jit_huge(code, self->c.len, self->c.pmdsize, 0, 0));
 }
 
 /*
@@ -303,56 +353,56 @@ static void jit_excluded(struct __test_metadata *_metadata, char *code,
 }
 
 /* READ_IMPLIES_EXEC: all the process's readable memory is executable */
-TEST_F(jit, read_implies_exec)
+TEST_F(jit_excl, read_implies_exec)
 {
-	char *code = self->code;
+	char *code = self->c.code;
 
 	ASSERT_NE(personality(READ_IMPLIES_EXEC), -1);
-	ASSERT_EQ(jit_map(code, self->len, PROT_READ | PROT_WRITE, 0), code);
-	jit_emit(code, self->len);
-	jit_excluded(_metadata, code, self->len, self->pmdsize, variant->thp);
+	ASSERT_EQ(jit_map(code, self->c.len, PROT_READ | PROT_WRITE, 0), code);
+	jit_emit(code, self->c.len);
+	jit_excluded(_metadata, code, self->c.len, self->c.pmdsize, variant->thp);
 }
 
 /* MADV_NOHUGEPAGE on the code: refused whatever THP and hugetext say */
-TEST_F(jit, nohugepage)
+TEST_F(jit_excl, nohugepage)
 {
-	char *code = self->code;
+	char *code = self->c.code;
 
-	ASSERT_EQ(jit_map(code, self->len, PROT_READ | PROT_WRITE, 0), code);
-	ASSERT_EQ(madvise(code, self->len, MADV_NOHUGEPAGE), 0);
-	jit_emit(code, self->len);
-	jit_excluded(_metadata, code, self->len, self->pmdsize, THP_NEVER);
+	ASSERT_EQ(jit_map(code, self->c.len, PROT_READ | PROT_WRITE, 0), code);
+	ASSERT_EQ(madvise(code, self->c.len, MADV_NOHUGEPAGE), 0);
+	jit_emit(code, self->c.len);
+	jit_excluded(_metadata, code, self->c.len, self->c.pmdsize, THP_NEVER);
 }
 
 /* PR_SET_THP_DISABLE: the process refuses huge pages altogether */
-TEST_F(jit, thp_disable)
+TEST_F(jit_excl, thp_disable)
 {
-	char *code = self->code;
+	char *code = self->c.code;
 
 	ASSERT_EQ(prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0), 0);
-	ASSERT_EQ(jit_map(code, self->len, PROT_READ | PROT_WRITE, 0), code);
-	jit_emit(code, self->len);
-	jit_excluded(_metadata, code, self->len, self->pmdsize, THP_NEVER);
+	ASSERT_EQ(jit_map(code, self->c.len, PROT_READ | PROT_WRITE, 0), code);
+	jit_emit(code, self->c.len);
+	jit_excluded(_metadata, code, self->c.len, self->c.pmdsize, THP_NEVER);
 }
 
 /* max_ptes_none 0: half a region of code is not collapsed into a 2M page */
-TEST_F(jit, sparse)
+TEST_F(jit_excl, sparse)
 {
-	char *code = self->code;
+	char *code = self->c.code;
 	size_t off;
 	int want;
 
 	thp_write_num("khugepaged/max_ptes_none", 0);
-	ASSERT_EQ(jit_map(code, self->len, PROT_READ | PROT_WRITE, 0), code);
-	for (off = 0; off < self->len; off += self->pmdsize)
-		jit_emit(code + off, self->pmdsize / 2);
+	ASSERT_EQ(jit_map(code, self->c.len, PROT_READ | PROT_WRITE, 0), code);
+	for (off = 0; off < self->c.len; off += self->c.pmdsize)
+		jit_emit(code + off, self->c.pmdsize / 2);
 	/* only the written halves are run (the rest is not code) */
-	ASSERT_EQ(mprotect(code, self->len, PROT_READ | PROT_EXEC), 0);
-	for (off = 0; off < self->len; off += self->pmdsize)
-		EXPECT_EQ(jit_run(code + off, self->pmdsize / 2), 0);
+	ASSERT_EQ(mprotect(code, self->c.len, PROT_READ | PROT_EXEC), 0);
+	for (off = 0; off < self->c.len; off += self->c.pmdsize)
+		EXPECT_EQ(jit_run(code + off, self->c.pmdsize / 2), 0);
 	usleep(1000000);
 	want = jit_want(false, variant->thp);
-	EXPECT_EQ(jit_huge(code, self->len, self->pmdsize, want, 0), want);
+	EXPECT_EQ(jit_huge(code, self->c.len, self->c.pmdsize, want, 0), want);
 }
 
 /* pages of [@p, @p + @len) present and mapped by this process alone */
@@ -393,15 +443,15 @@ TEST_F_TIMEOUT(jit, fork_shared, 60)
 {
 	int want = jit_want(variant->mode & 2,
 			    HT_THP_COLLAPSES_SHARED_CODE ? variant->thp : THP_NEVER);
-	long psize = getpagesize(), npages = self->len / psize, shared;
-	char *code = self->code;
+	long psize = getpagesize(), npages = self->c.len / psize, shared;
+	char *code = self->c.code;
 	size_t r, off;
 	int fds[2];
 	pid_t pid;
 	char c;
 
-	ASSERT_EQ(jit_map(code, self->len, PROT_READ | PROT_WRITE, 0), code);
-	jit_emit(code, self->len);
+	ASSERT_EQ(jit_map(code, self->c.len, PROT_READ | PROT_WRITE, 0), code);
+	jit_emit(code, self->c.len);
 	ASSERT_EQ(pipe(fds), 0);
 	pid = fork();
 	ASSERT_GE(pid, 0);
@@ -412,26 +462,26 @@ TEST_F_TIMEOUT(jit, fork_shared, 60)
 	}
 	close(fds[0]);
 	/* a store to each page's last byte, the 0xcc after its function */
-	for (r = 0; r < self->len; r += self->pmdsize)
-		for (off = 0; off < self->pmdsize / 4 * 3; off += psize)
+	for (r = 0; r < self->c.len; r += self->c.pmdsize)
+		for (off = 0; off < self->c.pmdsize / 4 * 3; off += psize)
 			code[r + off + psize - 1] = 0xcc;
-	shared = npages - exclusive_pages(code, self->len);
+	shared = npages - exclusive_pages(code, self->c.len);
 	ksft_print_msg("%ld of %ld pages shared with the child\n", shared, npages);
 	ASSERT_EQ(shared, npages / 4);	/* what the case is about */
-	ASSERT_EQ(mprotect(code, self->len, PROT_READ | PROT_EXEC), 0);
-	EXPECT_EQ(jit_run(code, self->len), 0);
+	ASSERT_EQ(mprotect(code, self->c.len, PROT_READ | PROT_EXEC), 0);
+	EXPECT_EQ(jit_run(code, self->c.len), 0);
 	usleep(1000000);
-	EXPECT_EQ(jit_huge(code, self->len, self->pmdsize, 0, 0), 0);
-	EXPECT_EQ(npages - exclusive_pages(code, self->len), shared);
+	EXPECT_EQ(jit_huge(code, self->c.len, self->c.pmdsize, 0, 0), 0);
+	EXPECT_EQ(npages - exclusive_pages(code, self->c.len), shared);
 	close(fds[1]);
 	ASSERT_EQ(waitpid(pid, NULL, 0), pid);
 
-	EXPECT_EQ(jit_run(code, self->len), 0);
-	jit_wake_khugepaged(_metadata, &self->settings, self->pmdsize,
+	EXPECT_EQ(jit_run(code, self->c.len), 0);
+	jit_wake_khugepaged(_metadata, &self->c.settings, self->c.pmdsize,
 			    variant->mode, variant->thp, "child gone; ");
-	EXPECT_EQ(jit_huge(code, self->len, self->pmdsize, want, want ? 3 : 0), want);
-	EXPECT_EQ(exclusive_pages(code, self->len), npages);
-	EXPECT_EQ(jit_run(code, self->len), 0);
+	EXPECT_EQ(jit_huge(code, self->c.len, self->c.pmdsize, want, want ? 3 : 0), want);
+	EXPECT_EQ(exclusive_pages(code, self->c.len), npages);
+	EXPECT_EQ(jit_run(code, self->c.len), 0);
 }
 
 TEST_HARNESS_MAIN
