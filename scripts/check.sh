@@ -66,6 +66,7 @@ step() {
 # (measured: the tool's unit tests and their installed copy, 225 s, ran
 # beside the series' application and checkpatch, 278 s).  A Ctrl-C stops
 # the lane with the step in front (RIG_LANES).
+declare -A lane_pid=()
 lane() {
 	local name=$1; shift
 	if [ $plan -eq 1 ]; then
@@ -78,13 +79,12 @@ lane() {
 	  printf '%s\n' "${times[@]}" >"$logs/lane-$name.times"
 	  echo "$pass $fail" >"$logs/lane-$name.counts" ) &
 	RIG_LANES="${RIG_LANES:+$RIG_LANES }$!"
-	eval "lane_pid_${name//-/_}=$!"
+	lane_pid[$name]=$!
 	RIG_CHILD=$RIG_LANES
 }
 lane_join() {
-	local name=$1 pid p=0 f=1 t s=$(date +%s) keep=() l
+	local name=$1 pid=${lane_pid[$1]:-} p=0 f=1 t s=$(date +%s) keep=() l
 	[ $plan -eq 0 ] || { echo "# lane $name joins here"; return 0; }
-	eval "pid=\$lane_pid_${name//-/_}"
 	wait "$pid" || true
 	for l in $RIG_LANES; do [ "$l" = "$pid" ] || keep+=("$l"); done
 	RIG_LANES=${keep[*]} RIG_CHILD=${keep[*]}
