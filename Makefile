@@ -131,10 +131,15 @@ $(foreach l,$(IMAGE_LINES),$(eval $(call image_rule,$(l))))
 # Debian programs and cross-compiled selftests (out/arm64/rootfs.img),
 # after the main kernel's image for it.  arch_rules NAME IMAGE
 # (and, when the mainline series' tree is there, after that kernel's image
-# for the arch: its selftests need its uapi headers for the arch)
+# for the arch: its selftests need its uapi headers for the arch).  The
+# series' trees are prerequisites, not only ordered before: a series
+# applied again (its kselftest changed) makes the image again, as the
+# x86-64 selftests' stamp does
 define arch_rules
 $(O)/$(1)/rootfs.img: $(SELFTESTS_IN) $(ROOTFS_IN) $(S)/userland.list \
-		$(S)/fetch-userland.sh $(MAINLINE_TEST) | $(SRC_STAMP) deps $(O)/$(1)/$(2) \
+		$(S)/fetch-userland.sh $(MAINLINE_TEST) $(SRC_STAMP) \
+		$(if $(MAINLINE_OUT),$(patsubst $(CURDIR)/%,%,$(MAINLINE_OUT))/src/.git/hugetext-applied) \
+		| deps $(O)/$(1)/$(2) \
 		$(if $(MAINLINE_OUT),$(patsubst $(CURDIR)/%,%,$(MAINLINE_OUT))/$(1)/$(2))
 	@HUGETEXT_ARCH=$(1) $(S)/mkrootfs.sh
 endef
