@@ -416,14 +416,10 @@ static void phase_rewrite(void)
 	 * The kselftest's dirty_open reproduces that loss every run.
 	 * Should this fail again, the line above tells lost data (the file
 	 * reads the old version too) from stale code (the file is right,
-	 * the call is not).  Every round tries its collapses; that one
-	 * succeeds is not the case (a collapse that gives up on the writer's
-	 * open is the one patch 3 is about): the text must have been seen
-	 * PMD-mapped while rewritten (seen 2026-12-03 in a slowed guest:
-	 * 0 collapses succeeded, the PMD seen 3 times, 0 wrong results).
+	 * the call is not).
 	 */
 	ksft_test_result(bad == 0 && WIFEXITED(status) && !WEXITSTATUS(status) &&
-			 sh->writes > writes0 && pmd_seen > 0,
+			 sh->writes > writes0 && collapsed > 0 && pmd_seen > 0,
 			 "another process rewrites pages of the text while CPU 0 executes it: %ld stale or wrong results\n",
 			 bad);
 }
