@@ -102,7 +102,7 @@ FIXTURE_VARIANT_ADD(hugetext, both_never) { .mode = 3, .thp = THP_NEVER };
 FIXTURE_SETUP(hugetext)
 {
 	unsigned char page[4096];
-	void *reg;
+	char *reg;
 
 	SKIP_UNLESS_ROOT(return);
 	if (access(HT_KNOB, F_OK))
@@ -156,14 +156,13 @@ FIXTURE_SETUP(hugetext)
 	 * cached whole (seen on a slowed guest: off_always.first_fault
 	 * PMD-mapped after 22 faults).  Registering an mm when none is wakes
 	 * khugepaged for a pass at once, however long its sleep: the test's
-	 * mm is registered now (MADV_HUGEPAGE), not by its text's mmap(),
-	 * and that pass and the one the writes woke end before the test.
+	 * mm is registered now (khugepaged_register()), not by its text's
+	 * mmap(), and that pass and the one the writes woke end before the
+	 * test.
 	 */
-	reg = mmap(NULL, 2 * self->t.pmdsize, PROT_NONE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	reg = khugepaged_register(self->t.pmdsize);
 	ASSERT_NE(reg, MAP_FAILED);
-	madvise(reg, 2 * self->t.pmdsize, MADV_HUGEPAGE);
-	munmap(reg, 2 * self->t.pmdsize);
+	munmap(reg, self->t.pmdsize);
 	khugepaged_settle();
 }
 

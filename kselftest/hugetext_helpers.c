@@ -363,23 +363,35 @@ void jit_emit(char *code, size_t len)
 }
 
 /*
+ * Register this mm with khugepaged (unless THP is "never"): a range of
+ * its own, outside any code, advised MADV_HUGEPAGE.  The registration
+ * lasts as long as the mm; the range is the caller's to unmap
+ * (@pmdsize bytes), MAP_FAILED if it could not be mapped.
+ */
+char *khugepaged_register(size_t pmdsize)
+{
+	char *reg = mmap(NULL, pmdsize, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (reg != MAP_FAILED)
+		madvise(reg, pmdsize, MADV_HUGEPAGE);
+	return reg;
+}
+
+/*
  * Wake khugepaged (100 ms sleeps) and wait up to @secs seconds for
- * @passes full passes over the mms it scans.  This mm is one of them
- * unless THP is "never": a range of its own, outside the code, advised
- * MADV_HUGEPAGE registers it.  Returns the passes seen.
+ * @passes full passes over the mms it scans, this mm one of them
+ * (khugepaged_register()).  Returns the passes seen.
  */
 int khugepaged_awake(struct thp_settings *settings, size_t pmdsize,
 		     int passes, int secs)
 {
-	char *reg = mmap(NULL, pmdsize, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *reg = khugepaged_register(pmdsize);
 	unsigned long start = read_num(FULL_SCANS), n = 0;
 	int i;
 
-	if (reg != MAP_FAILED) {
-		madvise(reg, pmdsize, MADV_HUGEPAGE);
+	if (reg != MAP_FAILED)
 		reg[0] = 1;
-	}
 	settings->khugepaged.scan_sleep_millisecs = 100;
 	settings->khugepaged.alloc_sleep_millisecs = 100;
 	settings->khugepaged.pages_to_scan = 16384;

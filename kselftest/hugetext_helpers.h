@@ -59,6 +59,7 @@ int khugepaged_awake(struct thp_settings *settings, size_t pmdsize,
 long jit_run(char *code, size_t len);
 long pad_smaps(pid_t pid, const char *path, unsigned long *start,
 	       unsigned long *end);
+char *khugepaged_register(size_t pmdsize);
 void khugepaged_settle(void);
 
 /*
