@@ -138,13 +138,14 @@ $(foreach l,$(IMAGE_LINES),$(eval $(call image_rule,$(l))))
 define arch_rules
 $(O)/$(1)/rootfs.img: $(SELFTESTS_IN) $(ROOTFS_IN) $(S)/userland.list \
 		$(S)/fetch-userland.sh $(MAINLINE_TEST) $(SRC_STAMP) \
-		$(if $(MAINLINE_OUT),$(patsubst $(CURDIR)/%,%,$(MAINLINE_OUT))/src/.git/hugetext-applied) \
-		| deps $(O)/$(1)/$(2) \
-		$(if $(MAINLINE_OUT),$(patsubst $(CURDIR)/%,%,$(MAINLINE_OUT))/$(1)/$(2))
+		$(if $(MAINLINE_REL),$(MAINLINE_REL)/src/.git/hugetext-applied) \
+		| deps $(O)/$(1)/$(2) $(if $(MAINLINE_REL),$(MAINLINE_REL)/$(1)/$(2))
 	@HUGETEXT_ARCH=$(1) $(S)/mkrootfs.sh
 endef
 # the mainline series' output directory, when its tree is there (base.sh)
 MAINLINE_OUT := $(shell . $(S)/base.sh && mainline_kout)
+# (the same, relative, as the kernels' rules name its files)
+MAINLINE_REL := $(patsubst $(CURDIR)/%,%,$(MAINLINE_OUT))
 # (its kselftest's sources there, all of them: the programs and helpers
 # kselftest/ makes, scripts/kselftest.py)
 MAINLINE_TEST := $(if $(MAINLINE_OUT),$(wildcard $(MAINLINE_OUT)/src/tools/testing/selftests/mm/hugetext*.[ch]))
